@@ -1,0 +1,388 @@
+"""The card set: loading and validating the data files in ``havok_env/data``.
+
+Every card in the game is identified by one small integer, its *kind*: treasures first, then events,
+then Hijinks cards (so a pile is a plain list of ints and copies of a card are interchangeable).
+Dragons are numbered separately. The files are validated on load; any problem raises
+:class:`CardDataError` naming the file, the card and what is wrong.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+DATA_DIR = Path(__file__).parent / "data"
+
+AFFINITIES = ("fire", "darkness", "sunlight", "moonlight")
+HIJINKS_TYPES = (
+    "steal", "break", "trade", "salvage", "havok", "draw", "foresight", "pass", "recall",
+    "nullify", "cancel", "defend",
+)
+
+# Effect primitives and the parameters each accepts (name -> allowed type or tuple of values).
+# Their behaviour lives in havok_env/effects.py; a test checks the two lists agree.
+_VICTIMS = ("opponent", "richer", "richest", "you", "right")
+OP_PARAMS: dict[str, dict[str, object]] = {
+    "steal": {"max_value": int, "count": int, "victim": _VICTIMS, "thief": ("you", "right")},
+    "break": {"max_value": int, "victim": _VICTIMS},
+    "trade": {"max_gain": int, "max_value": int, "give": ("choice", "lowest"), "victim": _VICTIMS},
+    "salvage": {"max_value": int, "pick": ("choice", "best"), "else_draw": int},
+    "pass_left": {"skip_you": bool},
+    "draw": {"n": int},
+    "discard_hand": {},
+    "flip": {"choose_from": int, "optional": bool},
+    "foresight": {"n": int},
+    "recall": {},
+    "extra_play": {},
+    "tire": {"who": ("you", "actor")},
+    "ready": {},
+    "restrict": {},
+    "break_lowest_all": {},
+    "tribute": {},
+    "treasure_map": {},
+    "cancel": {"to_discard": bool},
+    "nullify": {},
+    "redirect_event": {"to": ("left", "choice")},
+    "redirect_treasure": {},
+    "divert_break": {},
+    "swap_target": {},
+}
+# Primitives whose targets are chosen before a crash window opens on the card that uses them.
+TARGETED_OPS = frozenset({"steal", "break", "trade", "salvage", "swap_target", "redirect_event"})
+# Primitives that act on the frame being crashed; only crash effects may use them.
+CRASH_OPS = frozenset({"cancel", "nullify", "redirect_event", "redirect_treasure", "divert_break",
+                       "swap_target"})
+
+TRIGGER_PARAMS: dict[str, dict[str, object]] = {
+    "event": {},
+    "treasure": {"max_printed": int},
+    "use": {"uses": list, "types": list, "targets": ("any", "own", "other"), "needs_spare": bool},
+}
+
+
+class CardDataError(ValueError):
+    """A card file is malformed or inconsistent."""
+
+
+@dataclass(frozen=True)
+class Ability:
+    """A Hijinks card kind or a dragon's innate ability: what the engine resolves."""
+
+    name: str
+    kind: str  # "play" or "crash"
+    type: str
+    text: str
+    effect: tuple
+    affinity: str | None = None
+    bonus: str | None = None  # "instead" | "also" | None
+    bonus_text: str = ""
+    bonus_effect: tuple = ()
+    trigger: dict | None = None
+
+    def ops(self, affinity: str | None) -> tuple:
+        """The effect list for a user whose dragon has ``affinity`` (bonus applied)."""
+        if self.bonus and affinity is not None and affinity == self.affinity:
+            return self.bonus_effect if self.bonus == "instead" else self.effect + self.bonus_effect
+        return self.effect
+
+
+@dataclass(frozen=True)
+class Dragon:
+    name: str
+    affinity: str
+    ready_type: str
+    ready_text: str
+    play: Ability
+    crash: Ability
+
+
+@dataclass
+class CardSet:
+    """All card definitions, indexed by kind. Built by :func:`load_cards`."""
+
+    names: list[str]  # kind -> name
+    copies: list[int]  # kind -> number of copies in the game
+    value: list[int]  # kind -> printed treasure value (0 for non-treasures)
+    affinity: list[str | None]  # kind -> affinity
+    n_treasures: int
+    n_events: int
+    n_hijinks: int
+    events: list[Ability]  # event index -> definition (kind = n_treasures + index)
+    hijinks: list[Ability]  # hijinks index -> definition (kind = first_hijinks + index)
+    dragons: list[Dragon]
+    starting_treasure: int
+    texts: list[str] = field(default_factory=list)  # kind -> rules text for people
+    kind_of: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def first_event(self) -> int:
+        return self.n_treasures
+
+    @property
+    def first_hijinks(self) -> int:
+        return self.n_treasures + self.n_events
+
+    @property
+    def n_kinds(self) -> int:
+        return self.n_treasures + self.n_events + self.n_hijinks
+
+    def is_treasure(self, kind: int) -> bool:
+        return kind < self.n_treasures
+
+    def is_event(self, kind: int) -> bool:
+        return self.n_treasures <= kind < self.first_hijinks
+
+    def is_hijinks(self, kind: int) -> bool:
+        return kind >= self.first_hijinks
+
+    def event(self, kind: int) -> Ability:
+        return self.events[kind - self.n_treasures]
+
+    def card(self, kind: int) -> Ability:
+        return self.hijinks[kind - self.first_hijinks]
+
+    def kind(self, name: str) -> int:
+        try:
+            return self.kind_of[name]
+        except KeyError:
+            raise KeyError(f"unknown card {name!r}") from None
+
+    def dragon_index(self, name: str) -> int:
+        """Dragon by name or affinity, case-insensitive."""
+        key = str(name).strip().lower()
+        for i, d in enumerate(self.dragons):
+            if key in (d.name.lower(), d.affinity):
+                return i
+        choices = ", ".join(f"{d.affinity} ({d.name})" for d in self.dragons)
+        raise ValueError(f"unknown dragon {name!r}; choose one of: {choices}")
+
+    def all_cards(self) -> list[int]:
+        """Every physical card as a list of kinds (copies repeated)."""
+        return [k for k in range(self.n_kinds) for _ in range(self.copies[k])]
+
+
+def _load_toml(path: Path) -> dict:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise CardDataError(f"{path}: card file not found") from None
+    except tomllib.TOMLDecodeError as e:
+        raise CardDataError(f"{path}: not valid TOML: {e}") from None
+
+
+class _Checker:
+    """Validates one record of one file; every error names both."""
+
+    def __init__(self, path: Path, what: str):
+        self.path, self.what = path, what
+
+    def fail(self, problem: str):
+        raise CardDataError(f"{self.path.name}: {self.what}: {problem}")
+
+    def get(self, rec: dict, key: str, typ, default=..., choices=None):
+        if key not in rec:
+            if default is ...:
+                self.fail(f"missing field {key!r}")
+            return default
+        val = rec[key]
+        if typ is int and (isinstance(val, bool) or not isinstance(val, int)):
+            self.fail(f"field {key!r} must be an integer, not {val!r}")
+        if typ is not int and not isinstance(val, typ):
+            self.fail(f"field {key!r} must be {typ.__name__}, not {val!r}")
+        if choices is not None and val not in choices:
+            self.fail(f"field {key!r} is {val!r}; expected one of {', '.join(map(str, choices))}")
+        return val
+
+    def known_fields(self, rec: dict, allowed: set[str]):
+        extra = set(rec) - allowed
+        if extra:
+            self.fail(f"unknown field(s) {', '.join(sorted(extra))}")
+
+    def effect(self, rec: dict, key: str, crash: bool) -> tuple:
+        ops = self.get(rec, key, list)
+        if not ops:
+            self.fail(f"{key!r} is empty")
+        out = []
+        for op in ops:
+            if not isinstance(op, dict) or "op" not in op:
+                self.fail(f"{key!r} entries must be tables with an 'op' field, got {op!r}")
+            name = op["op"]
+            if name not in OP_PARAMS:
+                self.fail(f"unknown effect primitive {name!r} in {key!r}")
+            if name in CRASH_OPS and not crash:
+                self.fail(f"effect primitive {name!r} can only be used by a crash")
+            for p, v in op.items():
+                if p == "op":
+                    continue
+                spec = OP_PARAMS[name].get(p)
+                if spec is None:
+                    self.fail(f"effect primitive {name!r} takes no parameter {p!r}")
+                if isinstance(spec, tuple):
+                    if v not in spec:
+                        self.fail(f"{name}.{p} is {v!r}; expected one of {', '.join(map(str, spec))}")
+                elif spec is int and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                    self.fail(f"{name}.{p} must be a non-negative integer, not {v!r}")
+                elif spec is bool and not isinstance(v, bool):
+                    self.fail(f"{name}.{p} must be true or false, not {v!r}")
+            out.append(dict(op))
+        if sum(o["op"] in TARGETED_OPS for o in out) > 1:
+            self.fail(f"{key!r} has more than one targeted primitive")
+        return tuple(out)
+
+    def trigger(self, rec: dict) -> dict:
+        trig = self.get(rec, "trigger", dict)
+        on = trig.get("on")
+        if on not in TRIGGER_PARAMS:
+            self.fail(f"trigger 'on' is {on!r}; expected one of {', '.join(TRIGGER_PARAMS)}")
+        for p, v in trig.items():
+            if p == "on":
+                continue
+            spec = TRIGGER_PARAMS[on].get(p)
+            if spec is None:
+                self.fail(f"trigger on {on!r} takes no parameter {p!r}")
+            if isinstance(spec, tuple) and v not in spec:
+                self.fail(f"trigger {p} is {v!r}; expected one of {', '.join(spec)}")
+        for u in trig.get("uses", []):
+            if u not in ("play", "crash"):
+                self.fail(f"trigger uses {u!r}; expected 'play' or 'crash'")
+        for t in trig.get("types", []):
+            if t not in HIJINKS_TYPES:
+                self.fail(f"trigger type {t!r} is not a Hijinks type")
+        if on == "use" and "types" in trig and "targets" not in trig:
+            self.fail("a trigger on typed uses must say which hoard is targeted ('targets')")
+        return dict(trig)
+
+    def ability(self, rec: dict, kind: str, affinity: str | None, with_bonus: bool) -> Ability:
+        name = self.get(rec, "name", str)
+        typ = self.get(rec, "type", str, choices=HIJINKS_TYPES)
+        text = self.get(rec, "text", str)
+        crash = kind == "crash"
+        trigger = self.trigger(rec) if crash else None
+        if not crash and "trigger" in rec:
+            self.fail("a play has no trigger")
+        effect = self.effect(rec, "effect", crash)
+        bonus, bonus_text, bonus_effect = None, "", ()
+        if with_bonus and "bonus" in rec:
+            bonus = self.get(rec, "bonus", str, choices=("instead", "also"))
+            bonus_text = self.get(rec, "bonus_text", str)
+            bonus_effect = self.effect(rec, "bonus_effect", crash)
+        elif "bonus_effect" in rec or "bonus_text" in rec:
+            self.fail("'bonus_effect' and 'bonus_text' need 'bonus = \"instead\"' or '\"also\"'")
+        return Ability(name, kind, typ, text, effect, affinity, bonus, bonus_text, bonus_effect, trigger)
+
+
+def _records(path: Path, doc: dict, key: str) -> list[dict]:
+    recs = doc.get(key)
+    if not isinstance(recs, list) or not recs or not all(isinstance(r, dict) for r in recs):
+        raise CardDataError(f"{path.name}: expected one or more [[{key}]] tables")
+    return recs
+
+
+def load_cards(data_dir: str | Path = DATA_DIR) -> CardSet:
+    """Load and validate ``havok.toml``, ``hijinks.toml`` and ``dragons.toml`` from ``data_dir``."""
+    data_dir = Path(data_dir)
+    names: list[str] = []
+    copies: list[int] = []
+    value: list[int] = []
+    affinity: list[str | None] = []
+    texts: list[str] = []
+
+    def add(path: Path, name: str, n: int, v: int, aff, text: str):
+        if name in names:
+            raise CardDataError(f"{path.name}: {name!r}: duplicate card name")
+        names.append(name)
+        copies.append(n)
+        value.append(v)
+        affinity.append(aff)
+        texts.append(text)
+
+    # Havok deck
+    path = data_dir / "havok.toml"
+    doc = _load_toml(path)
+    for i, rec in enumerate(_records(path, doc, "treasure")):
+        c = _Checker(path, f"treasure {rec.get('name', f'#{i + 1}')!r}")
+        c.known_fields(rec, {"name", "copies", "value", "affinity"})
+        n = c.get(rec, "copies", int, 1)
+        v = c.get(rec, "value", int)
+        if n < 1 or v < 0:
+            c.fail("copies must be at least 1 and value not negative")
+        aff = c.get(rec, "affinity", str, None, AFFINITIES)
+        text = f"Treasure worth {v}" + (f" ({v + 1} to a {aff} dragon)" if aff else "") + "."
+        add(path, c.get(rec, "name", str), n, v, aff, text)
+    n_treasures = len(names)
+    events = []
+    for i, rec in enumerate(_records(path, doc, "event")):
+        c = _Checker(path, f"event {rec.get('name', f'#{i + 1}')!r}")
+        c.known_fields(rec, {"name", "copies", "affinity", "text", "effect", "bonus", "bonus_text",
+                             "bonus_effect"})
+        aff = c.get(rec, "affinity", str, None, AFFINITIES)
+        ev = c.ability({**rec, "type": "havok"}, "play", aff, with_bonus=True)
+        if ev.bonus and aff is None:
+            c.fail("a bonus needs an affinity")
+        events.append(ev)
+        add(path, ev.name, c.get(rec, "copies", int, 1), 0, aff,
+            ev.text + (f" Bonus: {ev.bonus_text}" if ev.bonus else ""))
+    start_name = doc.get("starting_treasure")
+    if start_name not in names[:n_treasures]:
+        raise CardDataError(f"{path.name}: starting_treasure {start_name!r} is not a treasure")
+    starting = names.index(start_name)
+    if copies[starting] < 4:
+        raise CardDataError(f"{path.name}: starting treasure {start_name!r} needs at least 4 copies")
+
+    # Hijinks deck
+    path = data_dir / "hijinks.toml"
+    doc = _load_toml(path)
+    hijinks = []
+    for i, rec in enumerate(_records(path, doc, "card")):
+        c = _Checker(path, f"card {rec.get('name', f'#{i + 1}')!r}")
+        c.known_fields(rec, {"name", "copies", "affinity", "kind", "type", "trigger", "text", "effect",
+                             "bonus", "bonus_text", "bonus_effect"})
+        aff = c.get(rec, "affinity", str, choices=AFFINITIES)
+        kind = c.get(rec, "kind", str, choices=("play", "crash"))
+        card = c.ability(rec, kind, aff, with_bonus=True)
+        hijinks.append(card)
+        add(path, card.name, c.get(rec, "copies", int, 1), 0, aff,
+            card.text + (f" Bonus ({aff}): {card.bonus_text}" if card.bonus else ""))
+    if sum(copies[len(names) - len(hijinks):]) < 12:
+        raise CardDataError(f"{path.name}: the Hijinks deck needs at least 12 cards to deal 4 hands")
+
+    # Dragons
+    path = data_dir / "dragons.toml"
+    doc = _load_toml(path)
+    dragons = []
+    for i, rec in enumerate(_records(path, doc, "dragon")):
+        c = _Checker(path, f"dragon {rec.get('name', f'#{i + 1}')!r}")
+        c.known_fields(rec, {"name", "affinity", "ready_type", "ready_text", "play", "crash"})
+        name = c.get(rec, "name", str)
+        aff = c.get(rec, "affinity", str, choices=AFFINITIES)
+        if any(d.affinity == aff or d.name == name for d in dragons):
+            c.fail("two dragons share a name or an affinity")
+        abilities = {}
+        for slot in ("play", "crash"):
+            sub = c.get(rec, slot, dict)
+            cs = _Checker(path, f"dragon {name!r} innate {slot}")
+            cs.known_fields(sub, {"name", "type", "text", "effect", "trigger"})
+            abilities[slot] = cs.ability(sub, slot, aff, with_bonus=False)
+        dragons.append(Dragon(name, aff, c.get(rec, "ready_type", str, choices=HIJINKS_TYPES),
+                              c.get(rec, "ready_text", str), abilities["play"], abilities["crash"]))
+    if len(dragons) < 4:
+        raise CardDataError(f"{path.name}: 4 dragons are needed for 4 players, found {len(dragons)}")
+
+    cs = CardSet(names, copies, value, affinity, n_treasures, len(events), len(hijinks), events,
+                 hijinks, dragons, starting, texts)
+    cs.kind_of = {n: i for i, n in enumerate(names)}
+    return cs
+
+
+@lru_cache(maxsize=1)
+def default_cards() -> CardSet:
+    """The card set shipped with the package (loaded once)."""
+    return load_cards(DATA_DIR)

@@ -1,0 +1,764 @@
+"""The rules of Havok & Hijinks as a decision machine.
+
+The engine never calls a player. :class:`Game` advances the game until somebody must decide
+something and stops there with a *pending decision* (``game.pending``): who decides, the kind of
+decision, its context and the legal choices, which are actions of the one shared action space
+(:class:`ActionLayout`). ``game.apply(action)`` takes a choice and advances to the next decision.
+Decisions with a single legal choice are taken automatically, except crash windows.
+
+Work in progress is an explicit stack of plain-dict frames (a turn, a flipped Havok card, a card or
+ability being used, a crash window), each handled by a small state machine below; card effects are
+lists of primitives from :mod:`havok_env.effects`. See ``docs/rules.md`` for every ruling.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+from . import effects
+from .cards import CardSet, default_cards
+from .effects import CONTINUE, DONE, WAIT
+from .state import GameState
+
+WIN_SCORE = 15
+HAND_SIZE = 3
+DECISION_KINDS = ("main", "crash", "target_seat", "target_treasure", "choose_card", "option")
+PURPOSES = (
+    "main", "crash", "steal_from", "steal_pick", "break_from", "break_pick", "trade_from",
+    "trade_take", "trade_give", "salvage_pick", "swap_pick", "redirect_to", "flip_or_not",
+    "resolve_which", "bottom", "recall_pick", "pass_pick", "raid_pick", "tribute_pick",
+)
+
+
+class ConfigError(ValueError):
+    """A bad game configuration (player count, dragons)."""
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the pending decision."""
+
+
+class SnapshotError(ValueError):
+    """A saved game that cannot be restored."""
+
+
+class ActionLayout:
+    """The shared action space, in blocks (offsets depend on the card set's sizes).
+
+    ``END`` ends the turn / declines a crash / stops / keeps; ``PLAY + i`` plays, crashes with or
+    takes Hijinks card kind ``i``; ``INNATE_PLAY`` and ``INNATE_CRASH`` use the dragon's abilities;
+    ``DISCARD + i`` discards Hijinks kind ``i`` and draws; ``SEAT + r`` targets the seat ``r`` places
+    to the decider's left (0 = itself); ``TREASURE + j`` targets treasure kind ``j``;
+    ``OPTION + i`` picks option ``i``.
+    """
+
+    MAX_PLAYERS = 4
+    N_OPTIONS = 3
+
+    def __init__(self, cards: CardSet):
+        self.END = 0
+        self.PLAY = 1
+        self.INNATE_PLAY = self.PLAY + cards.n_hijinks
+        self.INNATE_CRASH = self.INNATE_PLAY + 1
+        self.DISCARD = self.INNATE_CRASH + 1
+        self.SEAT = self.DISCARD + cards.n_hijinks
+        self.TREASURE = self.SEAT + self.MAX_PLAYERS
+        self.OPTION = self.TREASURE + cards.n_treasures
+        self.size = self.OPTION + self.N_OPTIONS
+
+    def blocks(self) -> list[tuple[str, int, int]]:
+        """(name, first action, count) for each block."""
+        return [
+            ("end / decline / stop", self.END, 1),
+            ("play / crash with / take Hijinks card kind", self.PLAY, self.INNATE_PLAY - self.PLAY),
+            ("innate play ability", self.INNATE_PLAY, 1),
+            ("innate crash ability", self.INNATE_CRASH, 1),
+            ("discard Hijinks card kind and draw", self.DISCARD, self.SEAT - self.DISCARD),
+            ("target seat (relative: 0 = self, 1 = left, ...)", self.SEAT, self.MAX_PLAYERS),
+            ("target treasure kind", self.TREASURE, self.OPTION - self.TREASURE),
+            ("option", self.OPTION, self.N_OPTIONS),
+        ]
+
+
+class Game:
+    """One game of Havok & Hijinks.
+
+    ``Game(num_players=2, dragons=None, seed=None)``: ``dragons`` is a list of dragon names or
+    affinities per seat (``None`` entries, or ``None`` for all, are chosen at random, distinct).
+    """
+
+    def __init__(self, num_players: int = 2, dragons=None, seed: int | None = None,
+                 cards: CardSet | None = None, log: bool = False):
+        self.cards = cards or default_cards()
+        self._layout()
+        if isinstance(num_players, bool) or not isinstance(num_players, int) \
+                or not 2 <= num_players <= ActionLayout.MAX_PLAYERS:
+            raise ConfigError(f"num_players must be 2, 3 or 4, not {num_players!r}")
+        if seed is None:
+            seed = secrets.randbits(63)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ConfigError(f"seed must be an integer, not {seed!r}")
+        self.seed = seed
+        self.options = {"num_players": num_players, "dragons": None if dragons is None else list(dragons)}
+        chosen = self._parse_dragons(num_players, dragons)
+        s = self.s = GameState(num_players, [0] * num_players, seed)
+        if log:
+            s.log = []
+        free = [d for d in range(len(self.cards.dragons)) if d not in chosen]
+        for seat in range(num_players):
+            if chosen[seat] is None:
+                chosen[seat] = free.pop(s.rand_below(len(free)))
+        s.dragons = chosen
+        self._setup()
+
+    # -- construction ------------------------------------------------------------------------
+
+    def _layout(self):
+        cs = self.cards
+        self.layout = lay = ActionLayout(cs)
+        self.END, self.PLAY, self.OPTION = lay.END, lay.PLAY, lay.OPTION
+        self.INNATE_PLAY, self.INNATE_CRASH, self.DISCARD = lay.INNATE_PLAY, lay.INNATE_CRASH, lay.DISCARD
+        self.SEAT, self.TREASURE = lay.SEAT, lay.TREASURE
+        aff = [d.affinity for d in cs.dragons]
+        # value[dragon][kind]: a treasure's worth in the hoard of that dragon
+        self.values = [[cs.value[k] + (1 if cs.affinity[k] == a and k < cs.n_treasures else 0)
+                        for k in range(cs.n_kinds)] for a in aff]
+
+    def _parse_dragons(self, n: int, dragons) -> list:
+        if dragons is None:
+            return [None] * n
+        if isinstance(dragons, str) or not hasattr(dragons, "__len__"):
+            raise ConfigError(f"dragons must be a list with one entry per seat, not {dragons!r}")
+        if len(dragons) != n:
+            raise ConfigError(f"dragons names {len(dragons)} dragon(s) for {n} players")
+        out = []
+        for d in dragons:
+            if d is None:
+                out.append(None)
+                continue
+            try:
+                out.append(self.cards.dragon_index(d))
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
+        named = [d for d in out if d is not None]
+        if len(set(named)) != len(named):
+            dup = next(self.cards.dragons[d].name for d in named if named.count(d) > 1)
+            raise ConfigError(f"each player needs a different dragon; {dup} is chosen twice")
+        return out
+
+    def _setup(self):
+        s, cs = self.s, self.cards
+        havok = [k for k in range(cs.first_hijinks) for _ in range(cs.copies[k])]
+        for p in range(s.num_players):
+            havok.remove(cs.starting_treasure)
+            s.hoards[p].append(cs.starting_treasure)
+        s.shuffle(havok)
+        s.havok = havok
+        s.hijinks = [k for k in range(cs.first_hijinks, cs.n_kinds) for _ in range(cs.copies[k])]
+        s.shuffle(s.hijinks)
+        for _ in range(HAND_SIZE):
+            for p in range(s.num_players):
+                s.hands[p].append(s.hijinks.pop(0))
+        s.current = s.rand_below(s.num_players)
+        s.stack.append({"f": "turn", "step": "start"})
+        self._advance()
+
+    # -- queries -------------------------------------------------------------------------------
+
+    @property
+    def num_players(self) -> int:
+        return self.s.num_players
+
+    @property
+    def pending(self) -> dict | None:
+        return self.s.pending
+
+    @property
+    def result(self) -> dict | None:
+        return self.s.result
+
+    @property
+    def is_over(self) -> bool:
+        return self.s.result is not None
+
+    @property
+    def current_player(self) -> int:
+        return self.s.current
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose decision is pending (None once the game is over)."""
+        return None if self.s.pending is None else self.s.pending["player"]
+
+    def legal_actions(self) -> list[int]:
+        return [] if self.s.pending is None else list(self.s.pending["choices"])
+
+    def dragon(self, seat: int):
+        return self.cards.dragons[self.s.dragons[seat]]
+
+    def value(self, owner: int, kind: int) -> int:
+        return self.values[self.s.dragons[owner]][kind]
+
+    def score(self, seat: int) -> int:
+        v = self.values[self.s.dragons[seat]]
+        return sum(v[k] for k in self.s.hoards[seat])
+
+    def scores(self) -> list[int]:
+        return [self.score(p) for p in range(self.s.num_players)]
+
+    def rewards(self) -> list[float]:
+        """+1 to the sole winner, -1 to the rest; in a draw 0 to the tied leaders. Zeros until over."""
+        r = self.s.result
+        if r is None:
+            return [0.0] * self.s.num_players
+        winners = r["winners"]
+        won = 1.0 if len(winners) == 1 else 0.0
+        return [won if p in winners else -1.0 for p in range(self.s.num_players)]
+
+    def seat_name(self, seat: int) -> str:
+        return f"player_{seat}"
+
+    # -- action encoding -------------------------------------------------------------------------
+
+    def seat_action(self, decider: int, seat: int) -> int:
+        return self.SEAT + (seat - decider) % self.s.num_players
+
+    def seat_from_action(self, decider: int, action: int) -> int:
+        return (decider + action - self.SEAT) % self.s.num_players
+
+    def treasure_action(self, kind: int) -> int:
+        return self.TREASURE + kind
+
+    def treasure_of(self, action: int) -> int:
+        return action - self.TREASURE
+
+    def card_action(self, kind: int) -> int:
+        return self.PLAY + kind - self.cards.first_hijinks
+
+    def card_of(self, action: int) -> int:
+        return action - self.PLAY + self.cards.first_hijinks
+
+    # -- helpers used by the effect primitives ---------------------------------------------------
+
+    def ask(self, player: int, kind: str, choices: list[int], purpose: str, context=None) -> int:
+        self.s.pending = {"player": player, "kind": kind, "purpose": purpose,
+                          "choices": choices, "context": context or {}}
+        return WAIT
+
+    def say(self, msg: str):
+        if self.s.log is not None:
+            self.s.log.append(msg)
+
+    def end(self, reason: str):
+        s = self.s
+        scores = self.scores()
+        best = max(scores)
+        s.result = {"winners": [p for p in range(s.num_players) if scores[p] == best],
+                    "reason": reason, "scores": scores}
+        s.pending = None
+        self.say(f"game over ({reason}): scores {scores}")
+
+    def flip_top(self) -> int:
+        """Take the top Havok card into play (face up); seats that knew it forget it."""
+        s = self.s
+        k = s.havok.pop(0)
+        s.in_play.append(k)
+        for known in s.known:
+            if known:
+                if known[0] == k:
+                    known.pop(0)
+                else:
+                    known.clear()
+        return k
+
+    def push_havok(self, card: int, you: int):
+        self.say(f"{self.seat_name(you)} flips {self.cards.names[card]}")
+        self.s.stack.append({"f": "havok", "card": card, "you": you, "flipper": you, "step": 0})
+
+    def move_treasure(self, src: int, kind: int, dst: int) -> bool:
+        hoard = self.s.hoards[src]
+        if kind not in hoard:
+            return False
+        hoard.remove(kind)
+        self.s.hoards[dst].append(kind)
+        self.say(f"{self.cards.names[kind]} moves from {self.seat_name(src)} to {self.seat_name(dst)}")
+        return True
+
+    def draw(self, p: int, n: int):
+        s = self.s
+        for _ in range(n):
+            if not s.hijinks:
+                if not s.discard:
+                    return
+                s.hijinks, s.discard = s.discard, []
+                s.shuffle(s.hijinks)
+                self.say("the discard pile is shuffled into a new Hijinks deck")
+            s.hands[p].append(s.hijinks.pop(0))
+
+    def refill_all(self):
+        s = self.s
+        n = s.num_players
+        for i in range(n):
+            p = (s.current + i) % n
+            if len(s.hands[p]) < HAND_SIZE:
+                self.draw(p, HAND_SIZE - len(s.hands[p]))
+
+    def _after_resolution(self):
+        self.refill_all()
+        if self.s.result is None and max(self.scores()) >= WIN_SCORE:
+            self.end("hoard_15")
+
+    def ability(self, ref):
+        """A card kind (event or Hijinks) or ["innate", dragon, "play"|"crash"] -> Ability."""
+        if isinstance(ref, int):
+            return self.cards.event(ref) if self.cards.is_event(ref) else self.cards.card(ref)
+        d = self.cards.dragons[ref[1]]
+        return d.play if ref[2] == "play" else d.crash
+
+    def ops_for(self, ref, seat: int) -> tuple:
+        return self.ability(ref).ops(self.dragon(seat).affinity)
+
+    def usable(self, ref, seat: int) -> bool:
+        return all(effects.usable(self, seat, op) for op in self.ops_for(ref, seat))
+
+    # -- legal choices ---------------------------------------------------------------------------
+
+    def main_choices(self, p: int) -> list[int]:
+        s = self.s
+        out = [self.END]
+        kinds = sorted(set(s.hands[p]))
+        if s.cards_used[p] < s.card_limit[p] and not s.restricted[p]:
+            for k in kinds:
+                if self.cards.card(k).kind == "play" and self.usable(k, p):
+                    out.append(self.card_action(k))
+        if s.ready[p] and not s.innate_used[p] and not s.restricted[p] \
+                and self.usable(["innate", s.dragons[p], "play"], p):
+            out.append(self.INNATE_PLAY)
+        if s.cards_used[p] == 0:
+            out.extend(self.DISCARD + k - self.cards.first_hijinks for k in kinds)
+        return out
+
+    def _triggered(self, ab, p: int, trig: dict) -> bool:
+        T = ab.trigger
+        on = T["on"]
+        if on != trig["on"]:
+            return False
+        if on == "event":
+            return True
+        if on == "treasure":
+            return p != trig["to"] and self.cards.value[trig["card"]] <= T.get("max_printed", 1 << 30)
+        if p == trig["user"] or trig["use"] not in T.get("uses", ("play",)):
+            return False
+        if "types" not in T:
+            return True
+        owners = trig["owners"]
+        if trig["type"] not in T["types"] or not owners:
+            return False
+        where = T["targets"]
+        if where == "own" and p not in owners or where == "other" and all(o == p for o in owners):
+            return False
+        if T.get("needs_spare"):
+            return bool(set(self.s.hoards[p]) - set(trig["picks"]))
+        return True
+
+    def crash_choices(self, p: int, trig: dict) -> list[int]:
+        s = self.s
+        out = []
+        if s.cards_used[p] < s.card_limit[p] and not s.restricted[p]:
+            for k in sorted(set(s.hands[p])):
+                card = self.cards.card(k)
+                if card.kind == "crash" and self._triggered(card, p, trig):
+                    out.append(self.card_action(k))
+        if s.ready[p] and not s.innate_used[p] and self._triggered(self.dragon(p).crash, p, trig):
+            out.append(self.INNATE_CRASH)
+        return out
+
+    # -- the decision machine --------------------------------------------------------------------
+
+    def apply(self, action) -> None:
+        """Take ``action`` for the pending decision and advance to the next one."""
+        s = self.s
+        if s.pending is None:
+            raise IllegalActionError(f"action {action!r}: the game is over, no decision is pending")
+        if isinstance(action, bool) or not isinstance(action, int):
+            try:
+                if int(action) != action:
+                    raise ValueError
+                action = int(action)
+            except (TypeError, ValueError):
+                raise IllegalActionError(f"action {action!r} is not an integer") from None
+        if action not in s.pending["choices"]:
+            legal = ", ".join(f"{a} ({self.action_label(a)})" for a in s.pending["choices"])
+            raise IllegalActionError(
+                f"action {action} ({self.action_label(action)}) is not legal for "
+                f"{self.seat_name(s.pending['player'])}'s {s.pending['purpose']} decision; "
+                f"legal: {legal}")
+        s.pending = None
+        s.stack[-1]["a"] = action
+        self._advance()
+
+    def _advance(self):
+        s = self.s
+        while s.result is None:
+            fr = s.stack[-1]
+            if _HANDLERS[fr["f"]](self, fr) == WAIT:
+                p = s.pending
+                if len(p["choices"]) > 1 or p["kind"] == "crash":
+                    return
+                s.pending = None
+                fr["a"] = p["choices"][0]
+
+    def _turn(self, fr: dict) -> int:
+        s = self.s
+        n = s.num_players
+        if fr["step"] == "start":
+            s.turn += 1
+            s.cards_used = [0] * n
+            s.card_limit = [1] * n
+            s.innate_used = [False] * n
+            s.restricted = [False] * n
+            if not s.havok:
+                self.end("havok_empty")
+                return CONTINUE
+            fr["step"] = "main"
+            self.push_havok(self.flip_top(), s.current)
+            return CONTINUE
+        p = s.current
+        a = fr.pop("a", None)
+        if a is None:
+            return self.ask(p, "main", self.main_choices(p), "main")
+        if a == self.END or a >= self.DISCARD:
+            if a != self.END:
+                k = a - self.DISCARD + self.cards.first_hijinks
+                s.hands[p].remove(k)
+                s.discard.append(k)
+                self.say(f"{self.seat_name(p)} discards {self.cards.names[k]}")
+                self.draw(p, HAND_SIZE - len(s.hands[p]))
+            for owner, k in s.canceled:
+                s.in_play.remove(k)
+                s.hands[owner].append(k)
+            s.canceled = []
+            s.current = (p + 1) % n
+            fr["step"] = "start"
+            return CONTINUE
+        if a == self.INNATE_PLAY:
+            ref, card = ["innate", s.dragons[p], "play"], None
+            s.innate_used[p] = True
+            s.ready[p] = False
+        else:
+            card = ref = self.card_of(a)
+            s.hands[p].remove(card)
+            s.in_play.append(card)
+            s.cards_used[p] += 1
+        self.say(f"{self.seat_name(p)} uses {self.ability(ref).name}")
+        s.stack.append({"f": "use", "user": p, "you": p, "ability": ref, "card": card, "use": "play",
+                        "crashed": None, "step": "target", "t": {}, "o": {}, "pc": 0})
+        return CONTINUE
+
+    def _havok(self, fr: dict) -> int:
+        s, cs = self.s, self.cards
+        card = fr["card"]
+        idx = len(s.stack) - 1
+        if fr["step"] == 0:
+            fr["step"] = 1
+            if cs.is_treasure(card):
+                trig = {"on": "treasure", "frame": idx, "to": fr["you"], "card": card}
+            else:
+                trig = {"on": "event", "frame": idx, "flipper": fr["flipper"], "card": card}
+            s.stack.append({"f": "window", "trig": trig, "order": None, "i": 0, "decl": []})
+            return CONTINUE
+        if cs.is_treasure(card):
+            to = fr.get("to", fr["you"])
+            s.in_play.remove(card)
+            s.hoards[to].append(card)
+            self.say(f"{cs.names[card]} goes to {self.seat_name(to)}'s hoard")
+        else:
+            if fr["step"] == 1:
+                fr.update(step=2, ability=card, t={}, o={}, pc=0)
+            if not fr.get("nullified"):
+                r = self._run_ops(fr, self.ops_for(card, fr["you"]))
+                if r != DONE:
+                    return r
+            else:
+                self.say(f"{cs.names[card]} is nullified")
+            s.in_play.remove(card)
+            s.past_events.append(card)
+        s.stack.pop()
+        self._after_resolution()
+        return CONTINUE
+
+    def _run_ops(self, fr: dict, ops: tuple) -> int:
+        while fr["pc"] < len(ops):
+            op = ops[fr["pc"]]
+            r = effects.PRIMITIVES[op["op"]](self, fr, op)
+            if r != DONE:
+                return r
+            fr["pc"] += 1
+            fr["o"] = {}
+        return DONE
+
+    def _use(self, fr: dict) -> int:
+        s = self.s
+        user = fr["user"]
+        ab = self.ability(fr["ability"])
+        ops = ab.ops(self.dragon(user).affinity)
+        if fr["step"] == "target":
+            for op in ops:
+                if op["op"] in effects.CHOOSERS:
+                    r = effects.CHOOSERS[op["op"]](self, fr, op)
+                    if r != DONE:
+                        return r
+                    break
+            fr["step"] = "window"
+            t = fr["t"]
+            owners = [t["victim"]] if t.get("picks") and "victim" in t else []
+            trig = {"on": "use", "frame": len(s.stack) - 1, "user": user, "use": fr["use"],
+                    "type": ab.type, "owners": owners, "picks": list(t.get("picks", ())),
+                    "ability": fr["ability"]}
+            s.stack.append({"f": "window", "trig": trig, "order": None, "i": 0, "decl": []})
+            return CONTINUE
+        if fr["step"] == "window":
+            if fr.get("canceled"):
+                card = fr["card"]
+                self.say(f"{ab.name} is canceled")
+                if card is not None:
+                    if fr.get("to_discard"):
+                        s.in_play.remove(card)
+                        s.discard.append(card)
+                    else:
+                        s.canceled.append([user, card])
+                s.stack.pop()
+                self._after_resolution()
+                return CONTINUE
+            fr["step"] = "effect"
+        r = self._run_ops(fr, ops)
+        if r != DONE:
+            return r
+        card = fr["card"]
+        if card is not None:
+            s.in_play.remove(card)
+            s.discard.append(card)
+            if not s.ready[user] and fr.get("ok") and self.dragon(user).ready_type == ab.type:
+                s.ready[user] = True
+                self.say(f"{self.seat_name(user)}'s dragon is ready again")
+        s.stack.pop()
+        self._after_resolution()
+        return CONTINUE
+
+    def _window(self, fr: dict) -> int:
+        s = self.s
+        trig = fr["trig"]
+        n = s.num_players
+        if fr["order"] is None:
+            fr["order"] = [p for p in ((s.current + i) % n for i in range(n))
+                           if self.crash_choices(p, trig)]
+        a = fr.pop("a", None)
+        if a is not None:
+            if a != self.END:
+                fr["decl"].append([fr["order"][fr["i"]], a])
+            fr["i"] += 1
+        if fr["i"] < len(fr["order"]):
+            p = fr["order"][fr["i"]]
+            return self.ask(p, "crash", [self.END] + self.crash_choices(p, trig), "crash",
+                            {"trigger": trig})
+        s.stack.pop()
+        decl = fr["decl"]
+        if not decl:
+            return CONTINUE
+        win = decl[s.rand_below(len(decl))] if len(decl) > 1 else decl[0]
+        if len(decl) > 1:
+            self.say("contest between " + ", ".join(self.seat_name(p) for p, _ in decl)
+                     + f": {self.seat_name(win[0])} wins")
+        for p, a in decl:
+            if a == self.INNATE_CRASH:
+                if (p, a) == tuple(win):
+                    s.innate_used[p] = True
+                    s.ready[p] = False
+                    ref, card = ["innate", s.dragons[p], "crash"], None
+                continue
+            k = self.card_of(a)
+            s.hands[p].remove(k)
+            s.in_play.append(k)
+            s.cards_used[p] += 1
+            if [p, a] == win:
+                ref = card = k
+            else:
+                s.canceled.append([p, k])
+                self.say(f"{self.seat_name(p)}'s {self.cards.names[k]} is canceled")
+        p = win[0]
+        self.say(f"{self.seat_name(p)} crashes with {self.ability(ref).name}")
+        s.stack.append({"f": "use", "user": p, "you": p, "ability": ref, "card": card, "use": "crash",
+                        "crashed": trig["frame"], "step": "target", "t": {}, "o": {}, "pc": 0})
+        return CONTINUE
+
+    # -- saving, loading, cloning ----------------------------------------------------------------
+
+    def clone(self) -> "Game":
+        g = object.__new__(Game)
+        g.__dict__.update(self.__dict__)
+        g.s = self.s.clone()
+        return g
+
+    def snapshot(self) -> dict:
+        """A JSON-serialisable picture of the whole game; card lists hold names, decks top first."""
+        s, names = self.s, self.cards.names
+        nm = lambda ks: [names[k] for k in ks]  # noqa: E731
+        p = s.pending
+        return {
+            "version": 1,
+            "seed": self.seed,
+            "options": self.options,
+            "num_players": s.num_players,
+            "havok_deck": nm(s.havok),
+            "hijinks_deck": nm(s.hijinks),
+            "discard": nm(s.discard),
+            "past_events": nm(s.past_events),
+            "trash": nm(s.trash),
+            "in_play": {"resolving": nm(self._resolving()),
+                        "canceled": [[o, names[k]] for o, k in s.canceled]},
+            "players": [{"dragon": self.dragon(i).name, "ready": s.ready[i], "hand": nm(s.hands[i]),
+                         "hoard": nm(s.hoards[i]), "score": self.score(i),
+                         "known_top": nm(s.known[i]), "cards_used": s.cards_used[i],
+                         "card_limit": s.card_limit[i], "innate_used": s.innate_used[i],
+                         "restricted": s.restricted[i]} for i in range(s.num_players)],
+            "current_player": s.current,
+            "turn": s.turn,
+            "pending": None if p is None else {
+                "player": p["player"], "kind": p["kind"], "purpose": p["purpose"],
+                "choices": list(p["choices"]), "labels": [self.action_label(a) for a in p["choices"]],
+                "context": json.loads(json.dumps(p["context"]))},
+            "result": None if s.result is None else dict(s.result),
+            "rng": s.rng,
+            "stack": json.loads(json.dumps(s.stack)),
+            "log": None if s.log is None else list(s.log),
+        }
+
+    def _resolving(self) -> list[int]:
+        rest = list(self.s.in_play)
+        for _, k in self.s.canceled:
+            rest.remove(k)
+        return rest
+
+    @classmethod
+    def from_snapshot(cls, d: dict, cards: CardSet | None = None) -> "Game":
+        """Restore a game saved by :meth:`snapshot` (also accepts a hand-edited one)."""
+        g = object.__new__(cls)
+        g.cards = cards or default_cards()
+        g._layout()
+        try:
+            if not isinstance(d, dict) or d.get("version") != 1:
+                raise SnapshotError("not a Havok & Hijinks snapshot (missing 'version': 1)")
+            kind = g.cards.kind
+            ks = lambda names: [kind(x) for x in names]  # noqa: E731
+            n = d["num_players"]
+            players = d["players"]
+            if not isinstance(n, int) or not 2 <= n <= ActionLayout.MAX_PLAYERS or len(players) != n:
+                raise SnapshotError(f"bad player count {n!r} for {len(players)} players")
+            dragons = [g.cards.dragon_index(pl["dragon"]) for pl in players]
+            s = GameState(n, dragons, int(d["rng"]))
+            s.havok, s.hijinks = ks(d["havok_deck"]), ks(d["hijinks_deck"])
+            s.discard, s.past_events, s.trash = ks(d["discard"]), ks(d["past_events"]), ks(d["trash"])
+            s.canceled = [[int(o), kind(x)] for o, x in d["in_play"]["canceled"]]
+            s.in_play = ks(d["in_play"]["resolving"]) + [k for _, k in s.canceled]
+            for i, pl in enumerate(players):
+                s.hands[i], s.hoards[i] = ks(pl["hand"]), ks(pl["hoard"])
+                s.ready[i] = bool(pl["ready"])
+                s.known[i] = ks(pl.get("known_top", []))
+                s.cards_used[i] = int(pl.get("cards_used", 0))
+                s.card_limit[i] = int(pl.get("card_limit", 1))
+                s.innate_used[i] = bool(pl.get("innate_used", False))
+                s.restricted[i] = bool(pl.get("restricted", False))
+            s.current, s.turn = int(d["current_player"]), int(d["turn"])
+            s.stack = json.loads(json.dumps(d["stack"]))
+            pend = d["pending"]
+            s.pending = None if pend is None else {
+                "player": pend["player"], "kind": pend["kind"], "purpose": pend["purpose"],
+                "choices": list(pend["choices"]), "context": pend["context"]}
+            s.result = d["result"]
+            s.log = d.get("log")
+            s.pending = None  # re-derived below from the stack, so edited positions stay legal
+            g.s, g.seed, g.options = s, d.get("seed"), d.get("options")
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise SnapshotError(f"corrupt snapshot: {type(e).__name__}: {e}") from None
+        g.check_cards()
+        if s.result is None:
+            g._advance()
+        return g
+
+    def check_cards(self):
+        """Raise SnapshotError unless every card of the set is in exactly one place."""
+        s = self.s
+        counts = [0] * self.cards.n_kinds
+        for pile in (s.havok, s.hijinks, s.discard, s.past_events, s.trash, s.in_play,
+                     *s.hands, *s.hoards):
+            for k in pile:
+                counts[k] += 1
+        bad = [f"{self.cards.names[k]}: {counts[k]} instead of {self.cards.copies[k]}"
+               for k in range(self.cards.n_kinds) if counts[k] != self.cards.copies[k]]
+        if bad:
+            raise SnapshotError("cards out of place: " + "; ".join(bad))
+
+    # -- replays ---------------------------------------------------------------------------------
+
+    def record(self, actions: list[int]) -> dict:
+        return {"seed": self.seed, "options": self.options, "actions": list(actions)}
+
+    @classmethod
+    def replay(cls, record: dict, cards: CardSet | None = None) -> "Game":
+        g = cls(seed=record["seed"], cards=cards, **record["options"])
+        for a in record["actions"]:
+            g.apply(a)
+        return g
+
+    # -- labels ----------------------------------------------------------------------------------
+
+    def action_label(self, action: int, pending: dict | None = None) -> str:
+        """What ``action`` means in the pending decision, in words."""
+        p = pending if pending is not None else self.s.pending
+        cs = self.cards
+        if not isinstance(action, int) or not 0 <= action < self.layout.size:
+            return f"no such action {action!r}"
+        purpose = p["purpose"] if p else "main"
+        ctx = p["context"] if p else {}
+        me = p["player"] if p else self.s.current
+        if action == self.END:
+            return {"main": "end the turn", "crash": "decline to crash", "bottom": "keep the order",
+                    "flip_or_not": "do not flip"}.get(purpose, "stop")
+        if action < self.INNATE_PLAY:
+            name = cs.names[self.card_of(action)]
+            return {"crash": f"crash with {name}", "recall_pick": f"take {name} from the discard pile"
+                    }.get(purpose, f"play {name}")
+        d = self.dragon(me)
+        if action == self.INNATE_PLAY:
+            return f"use {d.play.name} ({d.name}'s innate play)"
+        if action == self.INNATE_CRASH:
+            return f"crash with {d.crash.name} ({d.name}'s innate crash)"
+        if action < self.SEAT:
+            return f"discard {cs.names[action - self.DISCARD + cs.first_hijinks]} and draw"
+        if action < self.TREASURE:
+            seat = self.seat_from_action(me, action)
+            return f"target {self.seat_name(seat)}" + (" (yourself)" if seat == me else "")
+        if action < self.OPTION:
+            name = cs.names[self.treasure_of(action)]
+            owner = ctx.get("target")
+            where = {"trade_give": "give your", "pass_pick": "pass your", "tribute_pick": "give your",
+                     "raid_pick": "break your", "swap_pick": "offer your",
+                     "salvage_pick": "take from the trash heap:"}.get(purpose)
+            if where:
+                return f"{where} {name}"
+            return f"target {self.seat_name(owner)}'s {name}" if owner is not None else f"target {name}"
+        i = action - self.OPTION
+        shown = ctx.get("shown", [])
+        if purpose == "bottom" and i < len(shown):
+            return f"put {cs.names[shown[i]]} (card {i + 1} from the top) on the bottom"
+        if purpose == "resolve_which" and i < len(shown):
+            return f"resolve {cs.names[shown[i]]}"
+        if purpose == "flip_or_not":
+            return "flip the top Havok card"
+        return f"option {i + 1}"
+
+
+_HANDLERS = {"turn": Game._turn, "havok": Game._havok, "use": Game._use, "window": Game._window}
