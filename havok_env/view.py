@@ -1,0 +1,173 @@
+"""What one seat may know: a read-only view of a game for bots, and determinization for search.
+
+A :class:`SeatView` exposes only public information and the seat's own hand and knowledge
+(rules.md, "Information"). :meth:`SeatView.determinize` deals a full game consistent with that
+information (other hands, deck orders, hidden crash declarations and the random generator are
+resampled), which a search bot can play forward with the engine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+
+class SeatView:
+    """Read-only, seat-limited view of a :class:`~havok_env.engine.Game`."""
+
+    def __init__(self, game, seat: int):
+        self._game = game
+        self.seat = seat
+        self.cards = game.cards
+        self.layout = game.layout
+        self.num_players = game.num_players
+
+    # -- public state -------------------------------------------------------------------------
+
+    @property
+    def _s(self):
+        return self._game.s
+
+    @property
+    def turn(self) -> int:
+        return self._s.turn
+
+    @property
+    def current_player(self) -> int:
+        return self._s.current
+
+    @property
+    def is_over(self) -> bool:
+        return self._s.result is not None
+
+    @property
+    def result(self) -> dict | None:
+        return self._s.result
+
+    @property
+    def hand(self) -> list[int]:
+        return list(self._s.hands[self.seat])
+
+    def hand_size(self, seat: int) -> int:
+        return len(self._s.hands[seat])
+
+    def hoard(self, seat: int) -> list[int]:
+        return list(self._s.hoards[seat])
+
+    def dragon(self, seat: int):
+        return self._game.dragon(seat)
+
+    def dragon_index(self, seat: int) -> int:
+        return self._s.dragons[seat]
+
+    def ready(self, seat: int) -> bool:
+        return self._s.ready[seat]
+
+    def innate_used(self, seat: int) -> bool:
+        return self._s.innate_used[seat]
+
+    def cards_left(self, seat: int) -> int:
+        """How many more Hijinks cards ``seat`` may use this turn."""
+        s = self._s
+        return 0 if s.restricted[seat] else max(0, s.card_limit[seat] - s.cards_used[seat])
+
+    def value(self, owner: int, kind: int) -> int:
+        return self._game.value(owner, kind)
+
+    def score(self, seat: int) -> int:
+        return self._game.score(seat)
+
+    def scores(self) -> list[int]:
+        return self._game.scores()
+
+    @property
+    def discard(self) -> list[int]:
+        return list(self._s.discard)
+
+    @property
+    def trash(self) -> list[int]:
+        return list(self._s.trash)
+
+    @property
+    def past_events(self) -> list[int]:
+        return list(self._s.past_events)
+
+    @property
+    def havok_size(self) -> int:
+        return len(self._s.havok)
+
+    @property
+    def hijinks_size(self) -> int:
+        return len(self._s.hijinks)
+
+    def havok_remaining(self) -> Counter:
+        """Composition of the Havok deck (public by elimination)."""
+        return Counter(self._s.havok)
+
+    @property
+    def known_top(self) -> list[int]:
+        """Havok cards this seat has seen on top of the deck, top first, while still there."""
+        return list(self._s.known[self.seat])
+
+    def unseen_hijinks(self) -> Counter:
+        """Hijinks cards this seat cannot see: other hands and the Hijinks deck together."""
+        s = self._s
+        out = Counter(s.hijinks)
+        for q in range(self.num_players):
+            if q != self.seat:
+                out.update(s.hands[q])
+        return out
+
+    # -- the decision -------------------------------------------------------------------------
+
+    @property
+    def to_act(self) -> int | None:
+        return self._game.to_act
+
+    @property
+    def pending(self) -> dict | None:
+        """The pending decision if it is this seat's, else None."""
+        p = self._s.pending
+        if p is None or p["player"] != self.seat:
+            return None
+        return {"player": p["player"], "kind": p["kind"], "purpose": p["purpose"],
+                "choices": list(p["choices"]), "context": p["context"]}
+
+    def legal_actions(self) -> list[int]:
+        p = self._s.pending
+        return list(p["choices"]) if p is not None and p["player"] == self.seat else []
+
+    def action_label(self, action: int) -> str:
+        return self._game.action_label(action)
+
+    # -- search support -----------------------------------------------------------------------
+
+    def determinize(self, rng: random.Random):
+        """A full game that agrees with everything this seat knows; the hidden rest is sampled."""
+        g = self._game.clone()
+        s, me, n = g.s, self.seat, self.num_players
+        others = [q for q in range(n) if q != me]
+        pool = list(s.hijinks)
+        for q in others:
+            pool.extend(s.hands[q])
+        rng.shuffle(pool)
+        for q in others:
+            size = len(s.hands[q])
+            s.hands[q], pool = pool[:size], pool[size:]
+        s.hijinks = pool
+        k = len(s.known[me])
+        rest = s.havok[k:]
+        rng.shuffle(rest)
+        s.havok = s.havok[:k] + rest
+        for q in others:
+            s.known[q] = s.havok[: len(s.known[q])]
+        s.rng = rng.getrandbits(64)
+        for fr in s.stack:
+            if fr["f"] == "window":  # others' declarations are hidden until the window closes
+                fr["decl"] = [d for d in fr["decl"] if d[0] == me]
+            chosen = fr.get("o", {}).get("chosen")
+            if chosen:  # Tidal Shift choices are hidden until everyone has chosen
+                for c in chosen:
+                    if c[0] != me:
+                        c[1] = rng.choice(sorted(set(s.hoards[c[0]])))
+        return g
