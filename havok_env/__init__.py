@@ -5,3 +5,7 @@ from .engine import ActionLayout, ConfigError, Game, IllegalActionError, Snapsho
 
 __all__ = ["ActionLayout", "CardDataError", "CardSet", "ConfigError", "Game", "IllegalActionError",
            "SnapshotError", "default_cards", "load_cards"]
+
+from .env import env, raw_env  # noqa: E402
+
+__all__ += ["env", "raw_env"]

@@ -113,6 +113,7 @@ def choose_hoard_target(g, fr: dict, op: dict) -> int:
         a = None
     victim, picks = t["victim"], t["picks"]
     ctx["target"] = victim
+    ctx["picks"] = list(picks)
     if name == "trade":
         if not picks:
             if a is None:

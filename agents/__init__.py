@@ -1,0 +1,46 @@
+"""Agents that play Havok & Hijinks: scripted bots, trained policies and humans.
+
+``make_agent(spec)`` builds one from a spec string: ``random``, ``heuristic``, ``search`` or
+``search:BUDGET``, ``human``, or the path of a model saved by ``train.py`` (``models/fire.zip``).
+"""
+
+from __future__ import annotations
+
+from .base import Agent
+from .runner import play_game
+
+__all__ = ["Agent", "make_agent", "play_game", "AgentSpecError"]
+
+
+class AgentSpecError(ValueError):
+    """An agent spec that names no agent, or a model that cannot be loaded."""
+
+
+def make_agent(spec: str, **kwargs) -> Agent:
+    spec = str(spec).strip()
+    name, _, arg = spec.partition(":")
+    if name == "random":
+        from .random_agent import RandomAgent
+        return RandomAgent()
+    if name == "heuristic":
+        from .heuristic import HeuristicAgent
+        return HeuristicAgent()
+    if name == "search":
+        from .search import SearchAgent
+        if arg:
+            try:
+                budget = int(arg)
+            except ValueError:
+                raise AgentSpecError(f"agent spec {spec!r}: the search budget must be an integer") from None
+            if budget < 1:
+                raise AgentSpecError(f"agent spec {spec!r}: the search budget must be at least 1")
+            return SearchAgent(simulations=budget)
+        return SearchAgent()
+    if name == "human":
+        from .human import HumanAgent
+        return HumanAgent(**kwargs)
+    if spec.endswith(".zip") or spec.endswith(".json"):
+        from .policy import PolicyAgent
+        return PolicyAgent.load(spec)
+    raise AgentSpecError(f"unknown agent {spec!r}; use random, heuristic, search, search:BUDGET, "
+                         "human or the path of a saved model (.zip)")

@@ -1,0 +1,220 @@
+"""
+# Havok & Hijinks
+
+| Import             | `from havok_env import env, raw_env`           |
+|--------------------|------------------------------------------------|
+| Actions            | Discrete                                       |
+| Parallel API       | No                                             |
+| Manual Control     | Yes (the `human` agent of `evaluate.py`)       |
+| Agents             | `agents= ['player_0', ..., 'player_{n-1}']`    |
+| Agents             | 2, 3 or 4                                      |
+| Action Shape       | (1,)                                           |
+| Action Values      | Discrete(76)                                   |
+| Observation Shape  | (643,) plus a (76,) action mask                |
+| Observation Values | [0, 9]                                         |
+
+Havok & Hijinks is a card game for 2-4 dragons racing to a hoard worth 15. Each turn a dragon flips a
+Havok card (a treasure for its hoard, or an event) and may then play Hijinks: steal, break, trade,
+and so on. Crash cards are played *out of turn*, in reaction to another player's card, an event or a
+flipped treasure. The full rules as this engine plays them are in `docs/rules.md`.
+
+## Agents and turns
+
+Agents are `player_0 .. player_{n-1}`; `infos[agent]["dragon"]` names each seat's dragon (Ruby/fire,
+Obsidian/darkness, Amber/sunlight, Pearl/moonlight). `agent_selection` is always the seat whose
+decision is pending. That is usually the player whose turn it is, but when a **crash window** opens
+(a card or innate ability is used, an event is flipped, a flipped treasure is about to be added to a
+hoard) the selection moves, in turn order from the active player, to each player who could legally
+crash, and to nobody else. Each either crashes or declines; declarations stay hidden until the window
+closes. Targets are chosen by the seat they belong to (e.g. during Tidal Shift every dragon picks
+the treasure it passes). Decisions with one legal choice are taken automatically; crash windows never.
+
+## Action space
+
+One `Discrete(76)` space serves every decision; the mask says which actions are legal now, and
+`env.unwrapped.action_label(a)` says what an action means in the current decision.
+
+| Actions | Meaning                                                                              |
+|---------|--------------------------------------------------------------------------------------|
+| 0       | end the turn / decline to crash / stop / keep the order / do not flip                |
+| 1-20    | Hijinks card kind 0-19: play it (main), crash with it (crash), take it (Wishing Well) |
+| 21      | use the dragon's innate play ability                                                 |
+| 22      | crash with the dragon's innate crash ability                                         |
+| 23-42   | discard Hijinks card kind 0-19 and draw (ends the turn)                              |
+| 43-46   | target the seat 0-3 places to the left (0 = yourself)                                |
+| 47-72   | target treasure kind 0-25 (in the hoard, trash heap or own hoard the decision names) |
+| 73-75   | option 1-3 (which revealed card to put on the bottom or to resolve, or "flip")       |
+
+Card kinds are numbered in the order of `havok_env/data/*.toml` (`game.cards.names`: treasures
+0-25, events 26-35, Hijinks cards 36-55; Hijinks kind `i` is card `36 + i`).
+
+## Observation space
+
+`{"observation": Box(float32, (643,)), "action_mask": Box(int8, (76,))}`. The observation holds what
+the seat may know and nothing else; seats are in relative order (slot 0 = the observer, slot 1 the
+seat on its left, ...). The decision sections are zero, and the mask all zero, for every seat except
+the one that must decide.
+
+| Offset  | Length | Section          | Contents                                                    |
+|---------|--------|------------------|-------------------------------------------------------------|
+| 0       | 20     | hand             | own Hijinks cards, count per kind                           |
+| 20      | 156    | seats            | 4 slots x 39: present, dragon one-hot (4), ready, innate used this turn, cards used this turn, cards still allowed, lost in the woods, is the current player, hand size / 3, hoard value / 15, hoard count per treasure kind (26) |
+| 176     | 20     | discard          | discard pile, count per Hijinks kind                        |
+| 196     | 26     | trash            | trash heap, count per treasure kind                         |
+| 222     | 10     | past_events      | past events pile, count per event                           |
+| 232     | 20     | canceled         | canceled cards waiting to return, per Hijinks kind          |
+| 252     | 36     | havok_remaining  | Havok deck composition (public by elimination)              |
+| 288     | 1      | havok_size       | Havok deck size / 40                                        |
+| 289     | 1      | hijinks_size     | Hijinks deck size / 40                                      |
+| 290     | 108    | known_top        | 3 x one-hot Havok kind: cards this seat saw on top (Foresight, Stargazing) |
+| 398     | 1      | turn             | turn number / 40                                            |
+| 399     | 6      | decision_kind    | main, crash, target_seat, target_treasure, choose_card, option |
+| 405     | 19     | purpose          | what the decision is for (`havok_env.engine.PURPOSES`)      |
+| 424     | 38     | ability          | the card or ability being resolved or crashed: Hijinks kind (20), event (10), innate play/crash per dragon (8) |
+| 462     | 4      | actor            | relative seat acting (the user, flipper or recipient)       |
+| 466     | 4      | target           | relative seat targeted                                      |
+| 470     | 3      | trigger          | crash window on: event, treasure, use                       |
+| 473     | 36     | trigger_card     | the event or treasure a crash window is about               |
+| 509     | 26     | picks            | treasures already targeted, per treasure kind               |
+| 536     | 108    | shown            | 3 x one-hot Havok kind: the cards offered by this decision  |
+
+## Rewards
+
+At the end of the game the sole winner gets +1 and every other seat -1; in a draw the tied leaders
+get 0 and the rest -1. All other rewards are 0. The game ends as soon as a hoard is worth 15 or more
+(highest hoard wins) or when a Havok card must be flipped from an empty deck. An illegal action
+through `env()` ends the game with -1 for the offender (PettingZoo's `TerminateIllegalWrapper`);
+`raw_env` raises `IllegalActionError` naming the action and the decision.
+
+## Arguments
+
+``env(num_players=2, dragons=None, render_mode=None)``: `dragons` is a list of dragon names or
+affinities, one per seat (`None` entries are chosen at random, distinct). `reset(seed=s)` fixes
+everything: the same seed and actions give the same game, byte for byte.
+
+## Version history
+
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .engine import Game
+from .observe import Observer
+from .render import describe_table
+
+
+def env(**kwargs):
+    """The environment with PettingZoo's standard wrappers (illegal actions lose the game)."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    metadata = {"render_modes": ["human", "ansi"], "name": "havok_hijinks_v0",
+                "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, num_players: int = 2, dragons=None, render_mode: str | None = None,
+                 cards=None):
+        super().__init__()
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+        # Validates num_players and dragons with a clear error before anything else is built.
+        probe = Game(num_players, dragons, seed=0, cards=cards)
+        self.num_players = num_players
+        self.dragons = dragons
+        self.render_mode = render_mode
+        self._cards = probe.cards
+        self.observer = Observer(self._cards)
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        n_actions = probe.layout.size
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 40.0, (self.observer.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self._seeder = random.Random()
+        self.game: Game | None = None
+        self.actions: list[int] = []
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._seeder.seed(seed)
+            game_seed = seed
+        else:
+            game_seed = self._seeder.getrandbits(63)
+        self.game = Game(self.num_players, self.dragons, seed=game_seed, cards=self._cards,
+                         log=self.render_mode is not None)
+        self.actions = []
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {"dragon": self.game.dragon(i).name} for i, a in enumerate(self.agents)}
+        self._obs_cache: dict = {}
+        self.agent_selection = self.possible_agents[self.game.to_act]
+
+    def observe(self, agent):
+        obs = self._obs_cache.get(agent)
+        if obs is None:
+            o, m = self.observer.observe(self.game, self.agent_name_mapping[agent])
+            obs = self._obs_cache[agent] = {"observation": o, "action_mask": m}
+        return obs
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        self.game.apply(action)
+        self.actions.append(int(action))
+        self._obs_cache = {}
+        self._cumulative_rewards[agent] = 0.0
+        if self.game.is_over:
+            for i, a in enumerate(self.agents):
+                self.rewards[a] = self.game.rewards()[i]
+                self.terminations[a] = True
+                self.infos[a]["result"] = self.game.result
+        else:
+            self.agent_selection = self.possible_agents[self.game.to_act]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def action_label(self, action: int) -> str:
+        """What ``action`` means in the current decision, e.g. 'play Sticky Claws'."""
+        return self.game.action_label(int(action))
+
+    def record(self) -> dict:
+        """The game so far as a replay: seed, options and actions."""
+        return self.game.record(self.actions)
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        text = describe_table(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass
