@@ -113,11 +113,19 @@ from .render import describe_table
 
 def env(**kwargs):
     """The environment with PettingZoo's standard wrappers (illegal actions lose the game)."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    raw = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    e2 = wrappers.AssertOutOfBoundsWrapper(e)
+    e3 = wrappers.OrderEnforcingWrapper(e2)
+    raw._mirrors = (e, e2, e3)
+    return e3
+
+
+# The AEC attributes read at every step. Wrappers find them by a __getattr__ chain, one Python
+# call per wrapper per read (about half the cost of a step); raw_env copies them onto its
+# wrappers whenever it sets them, so reads are plain attribute hits. Values are the same objects.
+_MIRRORED = frozenset({"agent_selection", "agents", "rewards", "terminations", "truncations",
+                       "infos", "_cumulative_rewards"})
 
 
 class raw_env(AECEnv):
@@ -148,6 +156,14 @@ class raw_env(AECEnv):
         self._seeder = random.Random()
         self.game: Game | None = None
         self.actions: list[int] = []
+
+    _mirrors: tuple = ()
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name in _MIRRORED:
+            for w in self._mirrors:
+                w.__dict__[name] = value
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]

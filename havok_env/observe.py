@@ -73,77 +73,80 @@ class Observer:
         return cs.n_hijinks + cs.n_events + 2 * ref[1] + (ref[2] == "crash")
 
     def observe(self, game: Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
-        s, cs, off = game.s, self.cards, self.offset
+        # Counted features are gathered as indices and summed by one bincount; the few scalar
+        # features are written in one fancy assignment. This is the env's hot path.
+        s, off = game.s, self.offset
         n = s.num_players
-        obs = np.zeros(self.size, dtype=np.float32)
-        mask = np.zeros(self.layout.size, dtype=np.int8)
-        fh = cs.first_hijinks
+        fh = self.cards.first_hijinks
+        idx = []
+        add = idx.extend
         o = off["hand"] - fh
-        for k in s.hands[seat]:
-            obs[o + k] += 1
+        add([o + k for k in s.hands[seat]])
         seat_base, so, ss = off["seats"], self.seat_offset, self.seat_size
+        sidx, svals = [], []
+        values = game.values
         for rel in range(n):
             p = (seat + rel) % n
             b = seat_base + rel * ss
-            obs[b] = 1
-            obs[b + so["dragon"] + s.dragons[p]] = 1
-            obs[b + so["ready"]] = s.ready[p]
-            obs[b + so["innate_used"]] = s.innate_used[p]
-            obs[b + so["cards_used"]] = s.cards_used[p]
-            obs[b + so["cards_left"]] = 0 if s.restricted[p] else max(0, s.card_limit[p] - s.cards_used[p])
-            obs[b + so["restricted"]] = s.restricted[p]
-            obs[b + so["is_current"]] = p == s.current
-            obs[b + so["hand_size"]] = len(s.hands[p]) / 3.0
-            obs[b + so["score"]] = game.score(p) / 15.0
-            h = b + so["hoard"]
-            for k in s.hoards[p]:
-                obs[h + k] += 1
-        for name, pile, first in (("discard", s.discard, fh), ("trash", s.trash, 0),
-                                  ("past_events", s.past_events, cs.first_event)):
-            o = off[name] - first
-            for k in pile:
-                obs[o + k] += 1
+            hoard = s.hoards[p]
+            idx.append(b)
+            idx.append(b + 1 + s.dragons[p])
+            h = b + 13
+            add([h + k for k in hoard])
+            v = values[s.dragons[p]]
+            sidx += (b + 5, b + 6, b + 7, b + 8, b + 9, b + 10, b + 11, b + 12)
+            svals += (s.ready[p], s.innate_used[p], s.cards_used[p],
+                      0 if s.restricted[p] else max(0, s.card_limit[p] - s.cards_used[p]),
+                      s.restricted[p], p == s.current, len(s.hands[p]) / 3.0,
+                      sum([v[k] for k in hoard]) / 15.0)
+        o = off["discard"] - fh
+        add([o + k for k in s.discard])
+        o = off["trash"]
+        add([o + k for k in s.trash])
+        o = off["past_events"] - self.cards.first_event
+        add([o + k for k in s.past_events])
         o = off["canceled"] - fh
-        for _, k in s.canceled:
-            obs[o + k] += 1
+        add([o + k for _, k in s.canceled])
         o = off["havok_remaining"]
-        for k in s.havok:
-            obs[o + k] += 1
-        obs[off["havok_size"]] = len(s.havok) / 40.0
-        obs[off["hijinks_size"]] = len(s.hijinks) / 40.0
+        add([o + k for k in s.havok])
         o = off["known_top"]
-        for i, k in enumerate(s.known[seat][:3]):
-            obs[o + i * self.n_havok + k] = 1
-        obs[off["turn"]] = s.turn / 40.0
+        nh = self.n_havok
+        add([o + i * nh + k for i, k in enumerate(s.known[seat][:3])])
+        sidx += (off["havok_size"], off["hijinks_size"], off["turn"])
+        svals += (len(s.havok) / 40.0, len(s.hijinks) / 40.0, s.turn / 40.0)
+        mask = np.zeros(self.layout.size, dtype=np.int8)
         p = s.pending
-        if p is None or p["player"] != seat:
-            return obs, mask
-        mask[p["choices"]] = 1
-        obs[off["decision_kind"] + self._kind_index[p["kind"]]] = 1
-        obs[off["purpose"] + self._purpose_index[p["purpose"]]] = 1
+        if p is not None and p["player"] == seat:
+            mask[p["choices"]] = 1
+            self._decision(p, seat, n, idx)
+        obs = np.bincount(idx, minlength=self.size).astype(np.float32)
+        obs[sidx] = svals
+        return obs, mask
+
+    def _decision(self, p: dict, seat: int, n: int, idx: list):
+        off = self.offset
+        idx.append(off["decision_kind"] + self._kind_index[p["kind"]])
+        idx.append(off["purpose"] + self._purpose_index[p["purpose"]])
         ctx = p["context"]
         trig = ctx.get("trigger")
         if trig is not None:
-            obs[off["trigger"] + self._trigger_index[trig["on"]]] = 1
+            idx.append(off["trigger"] + self._trigger_index[trig["on"]])
             if "ability" in trig:
-                obs[off["ability"] + self.ability_index(trig["ability"])] = 1
+                idx.append(off["ability"] + self.ability_index(trig["ability"]))
             if "card" in trig:
-                obs[off["trigger_card"] + trig["card"]] = 1
+                idx.append(off["trigger_card"] + trig["card"])
             actor = trig.get("user", trig.get("flipper", trig.get("to")))
             target = trig["owners"][0] if trig.get("owners") else None
             picks = trig.get("picks", ())
         else:
             if "ability" in ctx:
-                obs[off["ability"] + self.ability_index(ctx["ability"])] = 1
+                idx.append(off["ability"] + self.ability_index(ctx["ability"]))
             actor, target, picks = ctx.get("actor"), ctx.get("target"), ctx.get("picks", ())
             o = off["shown"]
-            for i, k in enumerate(ctx.get("shown", ())[:3]):
-                obs[o + i * self.n_havok + k] = 1
+            idx.extend(o + i * self.n_havok + k for i, k in enumerate(ctx.get("shown", ())[:3]))
         if actor is not None:
-            obs[off["actor"] + (actor - seat) % n] = 1
+            idx.append(off["actor"] + (actor - seat) % n)
         if target is not None:
-            obs[off["target"] + (target - seat) % n] = 1
+            idx.append(off["target"] + (target - seat) % n)
         o = off["picks"]
-        for k in picks:
-            obs[o + k] += 1
-        return obs, mask
+        idx.extend(o + k for k in picks)
