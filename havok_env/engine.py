@@ -120,6 +120,11 @@ class Game:
         self.END, self.PLAY, self.OPTION = lay.END, lay.PLAY, lay.OPTION
         self.INNATE_PLAY, self.INNATE_CRASH, self.DISCARD = lay.INNATE_PLAY, lay.INNATE_CRASH, lay.DISCARD
         self.SEAT, self.TREASURE = lay.SEAT, lay.TREASURE
+        # Lookup tables for the hot path: kind -> ability, and the effect list each dragon gets.
+        self._abilities = [None] * cs.first_event + cs.events + cs.hijinks
+        self._is_crash = [a is not None and a.kind == "crash" for a in self._abilities]
+        self._kind_ops = [None if a is None else [a.ops(d.affinity) for d in cs.dragons]
+                          for a in self._abilities]
         aff = [d.affinity for d in cs.dragons]
         # value[dragon][kind]: a treasure's worth in the hoard of that dragon
         self.values = [[cs.value[k] + (1 if cs.affinity[k] == a and k < cs.n_treasures else 0)
@@ -202,7 +207,7 @@ class Game:
 
     def score(self, seat: int) -> int:
         v = self.values[self.s.dragons[seat]]
-        return sum(v[k] for k in self.s.hoards[seat])
+        return sum([v[k] for k in self.s.hoards[seat]])
 
     def scores(self) -> list[int]:
         return [self.score(p) for p in range(self.s.num_players)]
@@ -311,12 +316,14 @@ class Game:
 
     def ability(self, ref):
         """A card kind (event or Hijinks) or ["innate", dragon, "play"|"crash"] -> Ability."""
-        if isinstance(ref, int):
-            return self.cards.event(ref) if self.cards.is_event(ref) else self.cards.card(ref)
+        if ref.__class__ is int:
+            return self._abilities[ref]
         d = self.cards.dragons[ref[1]]
         return d.play if ref[2] == "play" else d.crash
 
     def ops_for(self, ref, seat: int) -> tuple:
+        if ref.__class__ is int:
+            return self._kind_ops[ref][self.s.dragons[seat]]
         return self.ability(ref).ops(self.dragon(seat).affinity)
 
     def usable(self, ref, seat: int) -> bool:
@@ -330,7 +337,7 @@ class Game:
         kinds = sorted(set(s.hands[p]))
         if s.cards_used[p] < s.card_limit[p] and not s.restricted[p]:
             for k in kinds:
-                if self.cards.card(k).kind == "play" and self.usable(k, p):
+                if not self._is_crash[k] and self.usable(k, p):
                     out.append(self.card_action(k))
         if s.ready[p] and not s.innate_used[p] and not s.restricted[p] \
                 and self.usable(["innate", s.dragons[p], "play"], p):
@@ -366,9 +373,9 @@ class Game:
         s = self.s
         out = []
         if s.cards_used[p] < s.card_limit[p] and not s.restricted[p]:
-            for k in sorted(set(s.hands[p])):
-                card = self.cards.card(k)
-                if card.kind == "crash" and self._triggered(card, p, trig):
+            is_crash = self._is_crash
+            for k in sorted({k for k in s.hands[p] if is_crash[k]}):
+                if self._triggered(self._abilities[k], p, trig):
                     out.append(self.card_action(k))
         if s.ready[p] and not s.innate_used[p] and self._triggered(self.dragon(p).crash, p, trig):
             out.append(self.INNATE_CRASH)
@@ -502,7 +509,7 @@ class Game:
         s = self.s
         user = fr["user"]
         ab = self.ability(fr["ability"])
-        ops = ab.ops(self.dragon(user).affinity)
+        ops = self.ops_for(fr["ability"], user)
         if fr["step"] == "target":
             for op in ops:
                 if op["op"] in effects.CHOOSERS:
