@@ -76,7 +76,7 @@ the one that must decide.
 | 470     | 3      | trigger          | crash window on: event, treasure, use                       |
 | 473     | 36     | trigger_card     | the event or treasure a crash window is about               |
 | 509     | 26     | picks            | treasures already targeted, per treasure kind               |
-| 536     | 108    | shown            | 3 x one-hot Havok kind: the cards offered by this decision  |
+| 535     | 108    | shown            | 3 x one-hot Havok kind: the cards offered by this decision  |
 
 ## Rewards
 
@@ -91,6 +91,8 @@ through `env()` ends the game with -1 for the offender (PettingZoo's `TerminateI
 ``env(num_players=2, dragons=None, render_mode=None)``: `dragons` is a list of dragon names or
 affinities, one per seat (`None` entries are chosen at random, distinct). `reset(seed=s)` fixes
 everything: the same seed and actions give the same game, byte for byte.
+`reset(options={"snapshot": d})` starts from a position saved with `env.unwrapped.game.snapshot()`
+(or edited by hand); `env.unwrapped.record()` returns the game so far as a replay.
 
 ## Version history
 
@@ -177,8 +179,14 @@ class raw_env(AECEnv):
             game_seed = seed
         else:
             game_seed = self._seeder.getrandbits(63)
-        self.game = Game(self.num_players, self.dragons, seed=game_seed, cards=self._cards,
-                         log=self.render_mode is not None)
+        if options and "snapshot" in options:  # start from a saved or hand-built position
+            self.game = Game.from_snapshot(options["snapshot"], cards=self._cards)
+            if self.game.num_players != self.num_players:
+                raise ValueError(f"the snapshot has {self.game.num_players} players, "
+                                 f"this env {self.num_players}")
+        else:
+            self.game = Game(self.num_players, self.dragons, seed=game_seed, cards=self._cards,
+                             log=self.render_mode is not None)
         self.actions = []
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
