@@ -37,8 +37,8 @@ OP_PARAMS: dict[str, dict[str, object]] = {
     "pass_left": {"skip_you": bool},
     "draw": {"n": int},
     "discard_hand": {},
-    "flip": {"choose_from": int, "optional": bool},
-    "foresight": {"n": int},
+    "flip": {"choose_from": range(1, 4), "optional": bool},
+    "foresight": {"n": range(1, 4)},
     "recall": {},
     "extra_play": {},
     "tire": {"who": ("you", "actor")},
@@ -225,7 +225,11 @@ class _Checker:
                 spec = OP_PARAMS[name].get(p)
                 if spec is None:
                     self.fail(f"effect primitive {name!r} takes no parameter {p!r}")
-                if isinstance(spec, tuple):
+                if isinstance(spec, range):  # bounded by the action space's option block
+                    if isinstance(v, bool) or not isinstance(v, int) or v not in spec:
+                        self.fail(f"{name}.{p} must be an integer from {spec.start} to {spec.stop - 1}, "
+                                  f"not {v!r}")
+                elif isinstance(spec, tuple):
                     if v not in spec:
                         self.fail(f"{name}.{p} is {v!r}; expected one of {', '.join(map(str, spec))}")
                 elif spec is int and (isinstance(v, bool) or not isinstance(v, int) or v < 0):

@@ -420,14 +420,14 @@ class Game:
         s = self.s
         n = s.num_players
         if fr["step"] == "start":
+            if not s.havok:  # the turn cannot begin: it is not counted
+                self.end("havok_empty")
+                return CONTINUE
             s.turn += 1
             s.cards_used = [0] * n
             s.card_limit = [1] * n
             s.innate_used = [False] * n
             s.restricted = [False] * n
-            if not s.havok:
-                self.end("havok_empty")
-                return CONTINUE
             fr["step"] = "main"
             self.push_havok(self.flip_top(), s.current)
             return CONTINUE

@@ -49,9 +49,9 @@ def describe_table(game, seat: int | None = None, last_log: int = 8) -> str:
         lines.append(f"  - {card.name} [{card.affinity} {card.kind}, {card.type}]: {cs.texts[k]}")
     if not s.hands[seat]:
         lines.append("  (empty)")
-    if s.log:
+    if s.log and last_log > 0:
         lines.append("Recently:")
-        lines.extend(f"  {m}" for m in s.log[-last_log:])
+        lines.extend(f"  {m}" for m in (s.log[-last_log:] if last_log > 0 else []))
     if s.result is not None:
         r = s.result
         lines.append(f"Game over ({r['reason']}): winner(s) "

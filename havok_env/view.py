@@ -93,6 +93,11 @@ class SeatView:
         return list(self._s.past_events)
 
     @property
+    def canceled(self) -> list[tuple[int, int]]:
+        """Canceled cards waiting to return to their owners at the end of the turn: (owner, kind)."""
+        return [(o, k) for o, k in self._s.canceled]
+
+    @property
     def havok_size(self) -> int:
         return len(self._s.havok)
 

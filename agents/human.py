@@ -1,0 +1,280 @@
+"""A person playing in the terminal (``make_agent("human")`` or ``"human:NAME"``).
+
+At each of its decisions the agent shows what happened since its last decision (the game's public
+log), the table as its seat sees it (hoards with each treasure's value, dragons ready or tired, its
+hand with each card's text, the piles), what is being decided and the legal choices numbered from 1.
+The player answers with a number or with (part of) a choice's label: ``2``, ``play Sticky Claws``,
+``sticky``. Anything else gets a short message and the question again; a typo never makes a move.
+``help`` lists the commands, ``table`` shows the table again, ``quit`` (confirmed) stops the
+tournament; the unfinished game is not recorded.
+
+Crash windows are decisions like any other: whenever the human could crash something, on any player's
+turn, the engine asks, and this agent shows the question.
+
+The agent reads from ``input`` and writes to ``output`` (default stdin and stdout), so tests and other
+front ends can script it. Games should be played with ``log=True`` so that "what just happened" has
+something to show.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+
+from .base import Agent
+
+QUESTIONS = {
+    "main": "Your turn: choose an action.",
+    "steal_from": "Steal from whom?",
+    "steal_pick": "Which treasure do you steal?",
+    "break_from": "Whose treasure do you break?",
+    "break_pick": "Which treasure do you break?",
+    "trade_from": "Trade with whom?",
+    "trade_take": "Which treasure do you take in the trade?",
+    "trade_give": "Which of your treasures do you give in exchange?",
+    "salvage_pick": "Which treasure do you take from the trash heap?",
+    "swap_pick": "Which of your treasures do you offer instead?",
+    "redirect_to": "Which player does the event go to?",
+    "flip_or_not": "Do you flip the top Havok card?",
+    "resolve_which": "Which card resolves?",
+    "bottom": "Do you put one of these on the bottom of the Havok deck?",
+    "recall_pick": "Which card do you take back from the discard pile?",
+    "pass_pick": "Which treasure do you pass to the left?",
+    "raid_pick": "Which of your treasures breaks?",
+    "tribute_pick": "Which treasure do you give?",
+}
+
+HELP = ("Type the number of a choice, or its name (any unambiguous part of it, e.g. 'end' or a card "
+        "name). Commands: 'table' shows the table again, 'help' shows this, 'quit' stops playing.")
+
+
+class HumanQuit(Exception):
+    """The person stopped playing (typed quit, or the input ended)."""
+
+
+class HumanAgent(Agent):
+    """A person at the terminal. ``HumanAgent(input=None, output=None, name="human")``."""
+
+    def __init__(self, input=None, output=None, name: str | None = None, color: bool = False):
+        self.input = input if input is not None else sys.stdin
+        self.output = output if output is not None else sys.stdout
+        self.name = name or "human"
+        self.seat = 0
+        self.num_players = 2
+        self.seat_labels: list[str] | None = None
+        self._log_pos = 0
+        self._game_no = 0
+
+    # -- the Agent interface -------------------------------------------------------------------
+
+    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        self.seat = seat
+        self.num_players = num_players
+        self._log_pos = 0
+        self._game_no += 1
+        self._started = False
+
+    def set_table(self, labels: list[str]) -> None:
+        """Who sits where (one label per seat), shown at the start of the next game."""
+        self.seat_labels = list(labels)
+
+    def act(self, observation, action_mask, view) -> int:
+        game = view._game  # a person sees the table as the seat does; the text is seat-limited
+        if not self._started:
+            self._started = True
+            self._intro(game)
+        news = self._news(game)
+        if news:  # something happened: show it and the table; otherwise just the next question
+            self._say(news)
+            self._say(self.table_text(game))
+        choices = list(game.pending["choices"])
+        labels = [game.action_label(a) for a in choices]
+        self._say(self._question(game))
+        self._say(self._numbered(labels))
+        while True:
+            text = self._ask("> ")
+            pick, message = self.parse(text, labels)
+            if pick is not None:
+                self._say(f"You chose: {labels[pick]}")
+                return int(choices[pick])
+            if message == "table":
+                self._say(self.table_text(game))
+                self._say(self._question(game))
+                self._say(self._numbered(labels))
+            elif message == "quit":
+                answer = self._ask("Stop playing? This game will not be recorded. Type 'yes' to quit: ")
+                if answer.strip().lower() in ("y", "yes"):
+                    raise HumanQuit("the player quit")
+                self._say("Carrying on.")
+                self._say(self._numbered(labels))
+            else:  # a short message, then the question again
+                self._say(message)
+                if message != HELP:
+                    self._say(self._question(game))
+                self._say(self._numbered(labels))
+
+    def game_over(self, record: dict, game=None) -> None:
+        """Tell the person how the game ended (``game``: the finished game, with its log)."""
+        if game is not None:
+            self._say(self._news(game))
+            self._say(self.table_text(game))
+        r = record["result"]
+        winners = r["winners"]
+        scores = r["scores"]
+        if self.seat in winners:
+            verdict = "You win!" if len(winners) == 1 else "A draw: you share the lead."
+        else:
+            verdict = "You lose."
+        self._say(f"=== Game over ({_reason(r['reason'])}). {verdict} Final hoards: "
+                  + ", ".join(f"{self._who(p)} {s}" for p, s in enumerate(scores)) + " ===\n")
+
+    # -- input parsing ---------------------------------------------------------------------------
+
+    @staticmethod
+    def parse(text: str, labels: list[str]) -> tuple[int | None, str]:
+        """(index of the chosen label, "") or (None, a message / "table" / "quit")."""
+        t = " ".join(str(text).strip().split())
+        low = t.lower()
+        n = len(labels)
+        if not t:
+            return None, f"Please type a number from 1 to {n}, or a choice's name."
+        if low in ("?", "h", "help"):
+            return None, HELP
+        if low in ("t", "table", "show", "look"):
+            return None, "table"
+        if low in ("q", "quit", "exit"):
+            return None, "quit"
+        if low.isdigit() or (low[:1] in "+-" and low[1:].isdigit()):
+            i = int(low)
+            if 1 <= i <= n:
+                return i - 1, ""
+            return None, f"There is no choice {t}; type a number from 1 to {n}."
+        lows = [lab.lower() for lab in labels]
+        if low in lows:
+            return lows.index(low), ""
+        hits = [i for i, lab in enumerate(lows) if low in lab]
+        if not hits:
+            words = low.split()
+            hits = [i for i, lab in enumerate(lows) if all(w in lab for w in words)]
+        if len(hits) == 1:
+            return hits[0], ""
+        if len(hits) > 1:
+            listed = "; ".join(f"{i + 1} = {labels[i]}" for i in hits)
+            return None, f"'{t}' fits several choices ({listed}); type the number."
+        close = difflib.get_close_matches(low, lows, n=1, cutoff=0.5)
+        hint = f" Did you mean {lows.index(close[0]) + 1} ({labels[lows.index(close[0])]})?" if close else ""
+        return None, f"'{t}' is not one of the choices.{hint} Type a number from 1 to {n} ('help' for help)."
+
+    # -- text ------------------------------------------------------------------------------------
+
+    def table_text(self, game) -> str:
+        """The table as this seat sees it, without the engine's own log and decision lines."""
+        from havok_env.render import describe_table
+
+        g = game.clone()
+        g.s.log = None
+        g.s.pending = None
+        g.s.result = None
+        text = describe_table(g, self.seat)
+        d = game.dragon(self.seat)
+        state = "ready" if game.s.ready[self.seat] else "tired"
+        lines = [text,
+                 f"Your dragon {d.name} ({d.affinity}, {state}); it becomes ready again when: "
+                 f"{d.ready_text}",
+                 f"  innate play  {d.play.name}: {d.play.text}",
+                 f"  innate crash {d.crash.name}: {d.crash.text}"]
+        return "\n".join(lines)
+
+    def _intro(self, game) -> None:
+        d = game.dragon(self.seat)
+        seats = []
+        for p in range(game.num_players):
+            who = "you" if p == self.seat else (
+                self.seat_labels[p] if self.seat_labels and p < len(self.seat_labels) else "bot")
+            seats.append(f"{game.seat_name(p)} = {who} ({game.dragon(p).name})")
+        self._say(f"\n=== Game {self._game_no}: you are {game.seat_name(self.seat)}, playing {d.name}. "
+                  f"First to a hoard worth 15 wins. ===")
+        self._say("Seats: " + "; ".join(seats))
+        self._say(HELP)
+
+    def _news(self, game) -> str:
+        log = game.s.log or []
+        new = log[self._log_pos:]
+        self._log_pos = len(log)
+        if not new:
+            return ""
+        return "\n".join(["--- What happened ---"] + [f"  {self._you(m, game)}" for m in new])
+
+    def _you(self, msg: str, game) -> str:
+        me = game.seat_name(self.seat)
+        return msg.replace(me, f"{me} (you)")
+
+    def _who(self, p: int) -> str:
+        return f"player_{p}" + (" (you)" if p == self.seat else "")
+
+    def _question(self, game) -> str:
+        p = game.pending
+        purpose, ctx = p["purpose"], p["context"] or {}
+        if purpose == "crash":
+            return _trigger_text(game, ctx.get("trigger") or {}, self.seat) + " Will you crash?"
+        q = QUESTIONS.get(purpose, "Choose:")
+        if "ability" in ctx and purpose != "main":
+            try:
+                ab = game.ability(ctx["ability"])
+                actor = ctx.get("actor", self.seat)
+                by = "your" if actor == self.seat else f"{game.seat_name(actor)}'s"
+                q = f"[{by} {ab.name}: {ab.text}] {q}"
+            except (KeyError, IndexError, TypeError):
+                pass
+        if ctx.get("shown"):
+            q += " Top of the Havok deck: " + ", ".join(game.cards.names[k] for k in ctx["shown"])
+        return q
+
+    def _numbered(self, labels: list[str]) -> str:
+        return "\n".join(f"  {i}. {lab}" for i, lab in enumerate(labels, 1))
+
+    def _say(self, text: str) -> None:
+        if text:
+            self.output.write(text + "\n")
+            self.output.flush()
+
+    def _ask(self, prompt: str) -> str:
+        self.output.write(prompt)
+        self.output.flush()
+        line = self.input.readline()
+        if not line:
+            self.output.write("\n")
+            raise HumanQuit("input ended")
+        return line.rstrip("\r\n")
+
+
+def _reason(reason: str) -> str:
+    return {"hoard_15": "a hoard reached 15", "havok_empty": "the Havok deck ran out"}.get(reason, reason)
+
+
+def _trigger_text(game, trig: dict, me: int) -> str:
+    cs = game.cards
+    name = lambda p: "You" if p == me else game.seat_name(p)  # noqa: E731
+    on = trig.get("on")
+    try:
+        if on == "event":
+            k = trig["card"]
+            return f"{name(trig['flipper'])} flipped the event {cs.names[k]}: {cs.texts[k]}"
+        if on == "treasure":
+            k, to = trig["card"], trig["to"]
+            return (f"{cs.names[k]} (printed value {cs.value[k]}) is about to go to "
+                    f"{'your' if to == me else game.seat_name(to) + chr(39) + 's'} hoard.")
+        if on == "use":
+            ab = game.ability(trig["ability"])
+            verb = "plays" if trig.get("use") == "play" else "crashes with"
+            if trig["user"] == me:
+                verb = "play" if trig.get("use") == "play" else "crash with"
+            text = f"{name(trig['user'])} {verb} {ab.name} ({ab.text})"
+            owners, picks = trig.get("owners") or [], trig.get("picks") or []
+            if owners and picks:
+                whose = "your" if owners[0] == me else f"{game.seat_name(owners[0])}'s"
+                text += f", targeting {whose} " + ", ".join(cs.names[k] for k in picks)
+            return text + "."
+    except (KeyError, IndexError, TypeError):
+        pass
+    return "A crash window is open."

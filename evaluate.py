@@ -1,0 +1,718 @@
+"""Tournaments between bots, trained agents and people, and the human benchmark ledger.
+
+    python evaluate.py --agents heuristic random [--players N] [--games G] [--seed S]
+                       [--workers W] [--json PATH] [--csv PATH] [--plot PATH.png] [--ledger PATH]
+    python evaluate.py --ledger results/human_games.jsonl [--json PATH]
+
+Agent specs: ``random``, ``heuristic``, ``search`` or ``search:BUDGET``, the path of a saved model
+(``models/fire.zip``), and ``human`` or ``human:NAME`` (a person at this terminal).
+
+Fairness by construction
+  * A *deal* is one game seed. Every deal is played once per table (each combination of ``--players``
+    agents out of ``--agents``; all of them when there are more agents than seats) and, at each
+    table, once per rotation of the agents over the seats. With the dragons fixed per seat for the
+    deal, the same seed deals the same shuffles (Havok deck, Hijinks deck, hands, first player) in
+    every rotation, so each agent plays every seat, dragon and hand of the deal: duplicate play
+    cancels the luck of the deal.
+  * Who sits to whose left changes from deal to deal too: the cyclic seating orders of a table
+    take turns, so no agent always plays just after the same opponent.
+  * The dragons per seat rotate from deal to deal (every dragon in every seat once per 4 deals, and
+    every cyclic order of the four dragons once per 24).
+  * ``--games`` is the total number of games, rounded up to whole deals.
+  * Games run in parallel (``--workers``, default 2) and are sorted back into a fixed order (deal,
+    table, rotation) before any statistic is computed, so the same seed gives the same output whatever
+    the number of workers. A ``human`` forces one worker and in-process play.
+
+Statistics per agent: games, wins (sole winner), draws (tied for the highest hoard), losses, the
+win rate with its 95% Wilson interval, the mean final hoard and the mean game length in turns, and
+an OpenSkill (Plackett-Luce) rating updated game by game in the fixed order, ranking the game's
+winners above everybody else (the game's own reward: second place is worth nothing). The
+head-to-head matrix gives, for each pair, the row agent's win rate in the games where the column
+agent sat at the table. The interval treats games as independent; duplicate games are positively
+paired, which makes it, if anything, conservative for comparisons.
+
+Every game with a human is appended to the ledger (default ``results/human_games.jsonl``) as one
+JSON line: the replay (seed, options, actions), the seats, the agents and the result. Without
+``--agents``, ``--ledger PATH`` replays and checks each line and summarises each human against each
+bot and trained agent. A corrupt line is skipped and reported (exit code 2 once the rest is
+summarised).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as _dt
+import itertools
+import json
+import math
+import os
+import random
+import secrets
+import sys
+from collections import defaultdict
+
+from agents import AgentSpecError, make_agent
+from agents.runner import play_game
+
+DRAGONS = ("Ruby", "Obsidian", "Amber", "Pearl")
+DEFAULT_LEDGER = os.path.join("results", "human_games.jsonl")
+DEFAULT_GAMES = 100
+Z95 = 1.959963984540054
+
+
+class EvalError(Exception):
+    """A problem with the command line or its inputs: reported in one line, exit code 2."""
+
+
+# -- statistics -----------------------------------------------------------------------------------
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a binomial proportion ((0, 1) when n == 0)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
+    hi = 1.0 if successes >= n else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def is_human(spec: str) -> bool:
+    return str(spec).strip().split(":", 1)[0] == "human"
+
+
+def human_name(spec: str) -> str:
+    name = str(spec).strip().partition(":")[2].strip()
+    return name or "human"
+
+
+def agent_labels(specs: list[str]) -> list[str]:
+    """Unique labels: a spec given twice becomes ``spec``, ``spec#2``."""
+    seen: dict[str, int] = defaultdict(int)
+    out = []
+    for s in specs:
+        seen[s] += 1
+        out.append(s if seen[s] == 1 else f"{s}#{seen[s]}")
+    return out
+
+
+# -- the schedule ---------------------------------------------------------------------------------
+
+
+def _cyclic_orders() -> list[tuple[str, ...]]:
+    first, rest = DRAGONS[0], DRAGONS[1:]
+    return [(first, *p) for p in itertools.permutations(rest)]
+
+
+def deal_dragons(deal: int, num_players: int) -> list[str]:
+    """The dragons by seat for deal number ``deal``."""
+    orders = _cyclic_orders()
+    base = orders[(deal // len(DRAGONS)) % len(orders)]
+    shift = deal % len(DRAGONS)
+    return [base[(s + shift) % len(DRAGONS)] for s in range(num_players)]
+
+
+def deal_seeds(seed: int, deals: int) -> list[int]:
+    rng = random.Random(seed)
+    return [rng.getrandbits(63) for _ in range(deals)]
+
+
+def seating_order(table: tuple[int, ...], deal: int) -> list[int]:
+    """The table's agents in clockwise order for ``deal``: the cyclic orders take turns from deal to
+    deal, so that over (players - 1)! deals everybody sits to the left of everybody equally often."""
+    first, rest = table[0], table[1:]
+    orders = list(itertools.permutations(rest))
+    return [first, *orders[deal % len(orders)]]
+
+
+def schedule(num_agents: int, num_players: int, games: int, seed: int) -> list[dict]:
+    """The games of a tournament in their fixed order: deal, then table, then rotation.
+
+    Each job: ``index``, ``deal``, ``seed``, ``dragons`` (by seat), ``table`` (index of the agent
+    combination), ``rotation`` and ``seats`` (agent index by seat).
+    """
+    tables = list(itertools.combinations(range(num_agents), num_players))
+    block = len(tables) * num_players
+    deals = max(1, math.ceil(games / block))
+    jobs = []
+    for d, s in enumerate(deal_seeds(seed, deals)):
+        dragons = deal_dragons(d, num_players)
+        for t, table in enumerate(tables):
+            order = seating_order(table, d)
+            for r in range(num_players):
+                seats = [order[(i - r) % num_players] for i in range(num_players)]
+                jobs.append({"index": len(jobs), "deal": d, "seed": s, "dragons": dragons,
+                             "table": t, "rotation": r, "seats": seats})
+    return jobs
+
+
+# -- playing --------------------------------------------------------------------------------------
+
+_WORKER: dict = {}
+
+
+def _build_agents(specs: list[str], factory, human_kwargs: dict | None = None) -> list:
+    agents = []
+    for spec in specs:
+        try:
+            if is_human(spec):
+                agents.append(factory(spec, name=human_name(spec), **(human_kwargs or {})))
+            else:
+                agents.append(factory(spec))
+        except AgentSpecError as e:
+            raise EvalError(str(e)) from None
+        except Exception as e:  # an unreadable model, a missing dependency
+            raise EvalError(f"cannot load agent {spec!r}: {type(e).__name__}: {e}") from None
+    return agents
+
+
+def _init_worker(specs, factory):
+    _WORKER["agents"] = _build_agents(specs, factory)
+
+
+def _summarise(job: dict, record: dict) -> dict:
+    return {"index": job["index"], "deal": job["deal"], "table": job["table"],
+            "rotation": job["rotation"], "seed": record["seed"], "seats": job["seats"],
+            "dragons": record["dragons"], "winners": record["result"]["winners"],
+            "reason": record["result"]["reason"], "scores": record["result"]["scores"],
+            "turns": record["turns"], "decisions": record["decisions"]}
+
+
+class _Salted:
+    """Passes through to an agent, mixing the agent's index into the seed of each game.
+
+    The runner seeds an agent from the game seed and its seat; in duplicate play two copies of a
+    random agent would then replay each other's choices in the rotated games. The salt keeps each
+    agent's randomness its own (and still fixed by the tournament seed).
+    """
+
+    def __init__(self, agent, index: int):
+        self.agent = agent
+        self.salt = ((index + 1) * 0x9E3779B97F4A7C15) & ((1 << 63) - 1)
+        self.name = getattr(agent, "name", "agent")
+
+    def reset(self, seat, num_players, seed=None):
+        self.agent.reset(seat, num_players, seed=None if seed is None else seed ^ self.salt)
+
+    def act(self, observation, action_mask, view):
+        return self.agent.act(observation, action_mask, view)
+
+
+def _play_job(job: dict, agents: list | None = None, log: bool = False) -> tuple[dict, dict]:
+    agents = agents if agents is not None else _WORKER["agents"]
+    seated = [_Salted(agents[i], i) for i in job["seats"]]
+    record = play_game(seated, job["seed"], dragons=job["dragons"], log=log)
+    return _summarise(job, record), record
+
+
+def _play_job_summary(job: dict) -> dict:
+    return _play_job(job)[0]
+
+
+def _progress(total: int, show: bool | None):
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is in the eval extra
+        return None
+    return tqdm(total=total, unit="game", desc="games", disable=(None if show is None else not show),
+                file=sys.stderr)
+
+
+def run_tournament(specs: list[str], num_players: int | None = None, games: int | None = None,
+                   seed: int = 0, workers: int = 2, factory=make_agent, progress: bool | None = None,
+                   ledger: str | None = DEFAULT_LEDGER, human_io: dict | None = None) -> dict:
+    """Play the tournament and return its report (see :func:`report`).
+
+    ``factory(spec, **kwargs)`` builds an agent (default :func:`agents.make_agent`; it must be a
+    module-level function when ``workers > 1``). ``human_io`` (``{"input": ..., "output": ...}``)
+    is passed to human agents. Games with a human are appended to ``ledger``.
+    """
+    specs = [str(s).strip() for s in specs]
+    if len(specs) < 2:
+        raise EvalError(f"a tournament needs at least 2 agents, got {len(specs)}")
+    n = len(specs) if num_players is None else num_players
+    if not 2 <= n <= 4:
+        raise EvalError(f"--players must be 2, 3 or 4, not {n}")
+    if len(specs) < n:
+        raise EvalError(f"{n} seats need at least {n} agents, got {len(specs)} ({' '.join(specs)})")
+    humans = [i for i, s in enumerate(specs) if is_human(s)]
+    block = math.comb(len(specs), n) * n
+    if games is None:
+        games = block if humans else DEFAULT_GAMES
+    if games < 1:
+        raise EvalError(f"--games must be at least 1, not {games}")
+    jobs = schedule(len(specs), n, games, seed)
+    agents = _build_agents(specs, factory, human_io)  # validates every spec in this process
+    results: list[tuple[dict, dict]] = []
+    interrupted = None
+    if humans or workers <= 1 or len(jobs) == 1:
+        bar = None if humans else _progress(len(jobs), progress)
+        labels = agent_labels(specs)
+        try:
+            for job in jobs:
+                for i in humans:
+                    if hasattr(agents[i], "set_table"):
+                        agents[i].set_table([labels[a] for a in job["seats"]])
+                summary, record = _play_job(job, agents, log=bool(humans))
+                results.append((summary, record))
+                if any(i in job["seats"] for i in humans):
+                    _after_human_game(job, record, specs, agents, humans, ledger, seed)
+                if bar is not None:
+                    bar.update(1)
+        except KeyboardInterrupt:
+            interrupted = "interrupted"
+        except Exception as e:
+            from agents.human import HumanQuit
+            if not isinstance(e, HumanQuit):
+                raise
+            interrupted = f"stopped: {e}"
+        finally:
+            if bar is not None:
+                bar.close()
+    else:
+        import multiprocessing as mp
+        ctx = mp.get_context("spawn")
+        bar = _progress(len(jobs), progress)
+        with ctx.Pool(min(workers, len(jobs)), initializer=_init_worker, initargs=(specs, factory)) as pool:
+            for summary in pool.imap_unordered(_play_job_summary, jobs, chunksize=1):
+                results.append((summary, None))
+                if bar is not None:
+                    bar.update(1)
+        if bar is not None:
+            bar.close()
+    for a in agents:
+        close = getattr(a, "close", None)
+        if close:
+            close()
+    summaries = sorted((s for s, _ in results), key=lambda s: s["index"])
+    rep = report(specs, n, summaries, seed=seed, games_requested=games)
+    if interrupted:
+        rep["interrupted"] = interrupted
+    return rep
+
+
+def _after_human_game(job, record, specs, agents, humans, ledger, seed):
+    from havok_env.engine import Game
+
+    game = None
+    try:  # the finished game with its log, for the closing screen
+        game = Game(seed=record["seed"], log=True, **record["options"])
+        for a in record["actions"]:
+            game.apply(a)
+    except Exception:  # pragma: no cover - replays are exact; the screen is a courtesy
+        game = None
+    seated = [i for i in job["seats"]]
+    for i in humans:
+        if i in seated and hasattr(agents[i], "game_over"):
+            agents[i].seat = seated.index(i)
+            agents[i].game_over(record, game)
+    if ledger:
+        entry = {
+            "version": 1,
+            "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "seed": record["seed"], "options": record["options"], "actions": record["actions"],
+            "seats": [specs[i] for i in job["seats"]],
+            "humans": [s for s, i in enumerate(job["seats"]) if i in humans],
+            "agents": list(specs),
+            "dragons": record["dragons"],
+            "result": record["result"], "turns": record["turns"], "decisions": record["decisions"],
+            "tournament": {"seed": seed, "deal": job["deal"], "table": job["table"],
+                           "rotation": job["rotation"]},
+        }
+        append_ledger(ledger, entry)
+
+
+def append_ledger(path: str, entry: dict) -> None:
+    """Append one JSON line; a torn last line (no newline) is closed first so it stays alone."""
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    with open(path, "a+b") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell() > 0:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+        f.write((json.dumps(entry, separators=(",", ":")) + "\n").encode())
+        f.flush()
+        os.fsync(f.fileno())
+
+
+# -- the report -----------------------------------------------------------------------------------
+
+
+def report(specs: list[str], num_players: int, games: list[dict], seed=None,
+           games_requested=None) -> dict:
+    """Per-agent statistics, OpenSkill ratings and the head-to-head matrix of a list of games."""
+    from openskill.models import PlackettLuce
+
+    labels = agent_labels(specs)
+    k = len(specs)
+    st = [{"games": 0, "wins": 0, "draws": 0, "losses": 0, "hoard": 0, "turns": 0, "decisions": 0,
+           "by_dragon": defaultdict(lambda: [0, 0]), "by_seat": defaultdict(lambda: [0, 0])}
+          for _ in range(k)]
+    h2h_w = [[0] * k for _ in range(k)]
+    h2h_n = [[0] * k for _ in range(k)]
+    seat_stats = [[0, 0, 0] for _ in range(num_players)]  # games, wins, draws
+    model = PlackettLuce()
+    ratings = [model.rating(name=lab) for lab in labels]
+    for g in games:
+        winners = set(g["winners"])
+        sole = len(winners) == 1
+        for seat, a in enumerate(g["seats"]):
+            s = st[a]
+            s["games"] += 1
+            s["hoard"] += g["scores"][seat]
+            s["turns"] += g["turns"]
+            s["decisions"] += g["decisions"]
+            won = seat in winners and sole
+            drew = seat in winners and not sole
+            s["wins"] += won
+            s["draws"] += drew
+            s["losses"] += seat not in winners
+            s["by_dragon"][g["dragons"][seat]][0] += 1
+            s["by_dragon"][g["dragons"][seat]][1] += won
+            s["by_seat"][seat][0] += 1
+            s["by_seat"][seat][1] += won
+            seat_stats[seat][0] += 1
+            seat_stats[seat][1] += won
+            seat_stats[seat][2] += drew
+            for b in g["seats"]:
+                if b != a:
+                    h2h_n[a][b] += 1
+                    h2h_w[a][b] += won
+        teams = [[ratings[a]] for a in g["seats"]]
+        ranks = [1 if seat in winners else 2 for seat in range(len(g["seats"]))]
+        new = model.rate(teams, ranks=ranks)
+        for seat, a in enumerate(g["seats"]):
+            ratings[a] = new[seat][0]
+    rows = []
+    for i in range(k):
+        s = st[i]
+        n = s["games"]
+        r = ratings[i]
+        rows.append({
+            "spec": specs[i], "label": labels[i], "games": n, "wins": s["wins"], "draws": s["draws"],
+            "losses": s["losses"], "win_rate": s["wins"] / n if n else 0.0,
+            "ci95": list(wilson(s["wins"], n)),
+            "mean_hoard": s["hoard"] / n if n else 0.0, "mean_turns": s["turns"] / n if n else 0.0,
+            "openskill": {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()},
+            "by_dragon": {d: {"games": v[0], "wins": v[1]} for d, v in sorted(s["by_dragon"].items())},
+            "by_seat": [{"seat": p, "games": v[0], "wins": v[1]} for p, v in sorted(s["by_seat"].items())],
+        })
+    return {
+        "config": {"agents": list(specs), "players": num_players, "seed": seed,
+                   "games_requested": games_requested, "games": len(games),
+                   "deals": len({g["deal"] for g in games}) if games else 0},
+        "agents": rows,
+        "head_to_head": {"agents": labels,
+                         "win_rate": [[(h2h_w[a][b] / h2h_n[a][b]) if h2h_n[a][b] else None
+                                       for b in range(k)] for a in range(k)],
+                         "wins": h2h_w, "games": h2h_n},
+        "seats": [{"seat": p, "games": v[0], "wins": v[1], "draws": v[2],
+                   "win_rate": v[1] / v[0] if v[0] else 0.0, "ci95": list(wilson(v[1], v[0]))}
+                  for p, v in enumerate(seat_stats)],
+        "games": games,
+    }
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:5.1f}%"
+
+
+def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows)]
+    fmt = lambda row: "  ".join(  # noqa: E731
+        str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
+    return "\n".join([fmt(headers), "  ".join("-" * w for w in widths)] + [fmt(r) for r in rows])
+
+
+def format_report(rep: dict) -> str:
+    c = rep["config"]
+    n_tables = math.comb(len(c["agents"]), c["players"])
+    lines = [f"Tournament: {len(c['agents'])} agents, {c['players']} players, {c['games']} games "
+             f"({c['deals']} deal(s) x {n_tables} table(s) x {c['players']} seat rotations), seed {c['seed']}"]
+    if c.get("games_requested") and c["games_requested"] != c["games"] and not rep.get("interrupted"):
+        lines[0] += f" (--games {c['games_requested']} rounded up to whole deals)"
+    if rep.get("interrupted"):
+        lines.append(f"Tournament {rep['interrupted']}; statistics cover the {c['games']} finished game(s).")
+    headers = ["agent", "games", "wins", "draws", "win rate", "95% CI", "mean hoard", "mean turns",
+               "mu", "sigma", "ordinal"]
+    rows = []
+    for a in sorted(rep["agents"], key=lambda a: -a["openskill"]["ordinal"]):
+        lo, hi = a["ci95"]
+        o = a["openskill"]
+        rows.append([a["label"], a["games"], a["wins"], a["draws"], _pct(a["win_rate"]),
+                     f"[{_pct(lo)}, {_pct(hi)}]", f"{a['mean_hoard']:.2f}", f"{a['mean_turns']:.1f}",
+                     f"{o['mu']:.2f}", f"{o['sigma']:.2f}", f"{o['ordinal']:.2f}"])
+    lines.append(_table(headers, rows, right={1, 2, 3, 4, 6, 7, 8, 9, 10}))
+    h = rep["head_to_head"]
+    if len(h["agents"]) > 1:
+        lines.append("")
+        lines.append("Head to head: the row agent's win rate in games with the column agent")
+        hrows = [[lab] + ["-" if wr is None else _pct(wr) for wr in row]
+                 for lab, row in zip(h["agents"], h["win_rate"])]
+        lines.append(_table([""] + h["agents"], hrows, right=set(range(1, len(h["agents"]) + 1))))
+    seats = rep.get("seats") or []
+    if seats and c["games"]:
+        lines.append("")
+        lines.append("Seat win rates (all agents): " + ", ".join(
+            f"player_{s['seat']} {_pct(s['win_rate']).strip()}" for s in seats))
+    return "\n".join(lines)
+
+
+def write_csv(rep: dict, path: str) -> None:
+    _ensure_dir(path)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["spec", "label", "games", "wins", "draws", "losses", "win_rate", "ci95_low",
+                    "ci95_high", "mean_hoard", "mean_turns", "openskill_mu", "openskill_sigma",
+                    "openskill_ordinal"])
+        for a in rep["agents"]:
+            o = a["openskill"]
+            w.writerow([a["spec"], a["label"], a["games"], a["wins"], a["draws"], a["losses"],
+                        f"{a['win_rate']:.6f}", f"{a['ci95'][0]:.6f}", f"{a['ci95'][1]:.6f}",
+                        f"{a['mean_hoard']:.4f}", f"{a['mean_turns']:.4f}", f"{o['mu']:.4f}",
+                        f"{o['sigma']:.4f}", f"{o['ordinal']:.4f}"])
+
+
+def write_json(obj: dict, path: str) -> None:
+    _ensure_dir(path)
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=1)
+        f.write("\n")
+
+
+def plot_head_to_head(rep: dict, path: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    h = rep["head_to_head"]
+    labels = h["agents"]
+    k = len(labels)
+    data = [[float("nan") if v is None else v for v in row] for row in h["win_rate"]]
+    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * k, 1.2 + 1.1 * k))
+    im = ax.imshow(data, cmap="RdYlGn", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(k), labels=labels, rotation=30, ha="right")
+    ax.set_yticks(range(k), labels=labels)
+    ax.set_xlabel("opponent at the table")
+    ax.set_ylabel("agent")
+    for a in range(k):
+        for b in range(k):
+            v = h["win_rate"][a][b]
+            if v is not None:
+                ax.text(b, a, f"{100 * v:.0f}%\nn={h['games'][a][b]}", ha="center", va="center",
+                        fontsize=8)
+    c = rep["config"]
+    ax.set_title(f"Head-to-head win rate ({c['players']} players, {c['games']} games)", fontsize=10)
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    fig.tight_layout()
+    _ensure_dir(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _ensure_dir(path: str) -> None:
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+
+
+# -- the human ledger -----------------------------------------------------------------------------
+
+
+def read_ledger(path: str, verify: bool = True) -> tuple[list[dict], list[str]]:
+    """(good entries, one message per skipped line). Each entry is replayed when ``verify``."""
+    if not os.path.exists(path):
+        raise EvalError(f"ledger {path!r} does not exist")
+    entries, problems = [], []
+    try:
+        f = open(path, encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise EvalError(f"cannot read ledger {path!r}: {e.strerror or e}") from None
+    with f:
+        for no, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                _check_entry(entry, verify)
+            except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
+                why = str(e).splitlines()[0] if str(e) else type(e).__name__
+                problems.append(f"{path}:{no}: skipped a corrupt ledger line ({why[:160]})")
+                continue
+            entries.append(entry)
+    return entries, problems
+
+
+def _check_entry(e, verify: bool) -> None:
+    if not isinstance(e, dict):
+        raise ValueError("not a JSON object")
+    for key in ("seed", "options", "actions", "seats", "humans", "result"):
+        if key not in e:
+            raise ValueError(f"missing {key!r}")
+    n = e["options"]["num_players"]
+    if len(e["seats"]) != n or not all(isinstance(h, int) and 0 <= h < n for h in e["humans"]):
+        raise ValueError("seats and humans do not fit the table")
+    if not e["humans"]:
+        raise ValueError("no human seat")
+    if verify:
+        from havok_env.engine import Game
+        g = Game(seed=e["seed"], **e["options"])
+        for a in e["actions"]:
+            g.apply(a)
+        if g.result is None:
+            raise ValueError("the replay does not finish the game")
+        if sorted(g.result["winners"]) != sorted(e["result"]["winners"]) \
+                or list(g.result["scores"]) != list(e["result"]["scores"]):
+            raise ValueError("the replay does not reproduce the recorded result")
+
+
+def summarise_ledger(entries: list[dict]) -> dict:
+    """Each human against each opponent spec (bots and trained agents; other humans too)."""
+    groups: dict[tuple, dict] = {}
+    overall: dict[str, dict] = {}
+
+    def add(d: dict, won: bool, drew: bool, hoard: int, opp_hoard: float, turns: int):
+        d["games"] += 1
+        d["wins"] += won
+        d["draws"] += drew
+        d["losses"] += not (won or drew)
+        d["hoard"] += hoard
+        d["opp_hoard"] += opp_hoard
+        d["turns"] += turns
+
+    blank = lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "hoard": 0, "opp_hoard": 0.0,  # noqa: E731
+                     "turns": 0}
+    for e in entries:
+        winners = set(e["result"]["winners"])
+        scores = e["result"]["scores"]
+        n = len(e["seats"])
+        for h in e["humans"]:
+            name = human_name(e["seats"][h])
+            won = h in winners and len(winners) == 1
+            drew = h in winners and len(winners) > 1
+            others = [p for p in range(n) if p != h]
+            opp = sum(scores[p] for p in others) / len(others)
+            add(overall.setdefault(name, blank()), won, drew, scores[h], opp, e.get("turns", 0))
+            for spec in sorted({e["seats"][p] for p in others}):
+                key = (name, spec, n)
+                add(groups.setdefault(key, blank()), won, drew, scores[h],
+                    sum(scores[p] for p in others if e["seats"][p] == spec)
+                    / sum(1 for p in others if e["seats"][p] == spec), e.get("turns", 0))
+
+    def row(d: dict) -> dict:
+        g = d["games"]
+        return {"games": g, "wins": d["wins"], "draws": d["draws"], "losses": d["losses"],
+                "win_rate": d["wins"] / g if g else 0.0, "ci95": list(wilson(d["wins"], g)),
+                "mean_hoard": d["hoard"] / g if g else 0.0,
+                "mean_opponent_hoard": d["opp_hoard"] / g if g else 0.0,
+                "mean_turns": d["turns"] / g if g else 0.0}
+
+    return {
+        "humans": [{"human": name, **row(d)} for name, d in sorted(overall.items())],
+        "matchups": [{"human": name, "opponent": spec, "players": n, **row(d)}
+                     for (name, spec, n), d in sorted(groups.items())],
+    }
+
+
+def format_ledger(summary: dict, path: str, skipped: int) -> str:
+    total = sum(h["games"] for h in summary["humans"])
+    lines = [f"Human benchmark ledger {path}: {total} human seat-game(s)"
+             + (f", {skipped} corrupt line(s) skipped" if skipped else "")]
+    if not summary["matchups"]:
+        lines.append("(no games yet)")
+        return "\n".join(lines)
+    headers = ["human", "opponent", "players", "games", "wins", "draws", "losses", "win rate",
+               "95% CI", "mean hoard", "opp. hoard"]
+    rows = []
+    for m in summary["matchups"]:
+        lo, hi = m["ci95"]
+        rows.append([m["human"], m["opponent"], m["players"], m["games"], m["wins"], m["draws"],
+                     m["losses"], _pct(m["win_rate"]), f"[{_pct(lo)}, {_pct(hi)}]",
+                     f"{m['mean_hoard']:.2f}", f"{m['mean_opponent_hoard']:.2f}"])
+    lines.append(_table(headers, rows, right={2, 3, 4, 5, 6, 7, 9, 10}))
+    lines.append("")
+    lines.append("Overall: " + "; ".join(
+        f"{h['human']} won {h['wins']}/{h['games']} ({_pct(h['win_rate']).strip()}, 95% CI "
+        f"{_pct(h['ci95'][0]).strip()}-{_pct(h['ci95'][1]).strip()})" for h in summary["humans"]))
+    return "\n".join(lines)
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="evaluate.py",
+        description="Tournaments between bots, trained agents and humans; the human benchmark ledger.",
+        epilog="Agent specs: random, heuristic, search, search:BUDGET, a saved model path (.zip), "
+               "human or human:NAME. Without --agents, --ledger PATH summarises the human games.")
+    p.add_argument("--agents", nargs="+", metavar="SPEC", help="the agents of the tournament")
+    p.add_argument("--players", type=int, help="seats per game (2-4; default: the number of agents)")
+    p.add_argument("--games", type=int,
+                   help=f"total games, rounded up to whole deals (default {DEFAULT_GAMES}; "
+                        "with a human: one deal)")
+    p.add_argument("--seed", type=int, help="tournament seed (default: random, printed)")
+    p.add_argument("--workers", type=int, default=2, help="parallel processes (default 2)")
+    p.add_argument("--json", metavar="PATH", help="write the report as JSON")
+    p.add_argument("--csv", metavar="PATH", help="write the per-agent table as CSV")
+    p.add_argument("--plot", metavar="PATH.png", help="draw the head-to-head win-rate matrix")
+    p.add_argument("--ledger", metavar="PATH",
+                   help=f"human games ledger (default {DEFAULT_LEDGER}); alone: summarise it")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
+    out = stdout or sys.stdout
+    args = build_parser().parse_args(argv)
+    try:
+        if not args.agents:
+            if not args.ledger:
+                raise EvalError("give --agents SPEC SPEC ... for a tournament, "
+                                "or --ledger PATH to summarise human games")
+            entries, problems = read_ledger(args.ledger)
+            summary = summarise_ledger(entries)
+            out.write(format_ledger(summary, args.ledger, len(problems)) + "\n")
+            if args.json:
+                write_json({"ledger": args.ledger, **summary, "skipped": problems}, args.json)
+            for msg in problems:
+                print(f"evaluate.py: {msg}", file=sys.stderr)
+            return 2 if problems else 0
+        if args.workers < 1:
+            raise EvalError(f"--workers must be at least 1, not {args.workers}")
+        seed = args.seed if args.seed is not None else secrets.randbits(31)
+        human_io = {}
+        if stdin is not None:
+            human_io["input"] = stdin
+        if stdout is not None:
+            human_io["output"] = stdout
+        rep = run_tournament(args.agents, num_players=args.players, games=args.games, seed=seed,
+                             workers=args.workers, progress=False if args.no_progress else None,
+                             ledger=args.ledger or DEFAULT_LEDGER, human_io=human_io)
+        out.write(format_report(rep) + "\n")
+        if args.seed is None:
+            out.write(f"(pass --seed {seed} to reproduce)\n")
+        if args.json:
+            write_json(rep, args.json)
+        if args.csv:
+            write_csv(rep, args.csv)
+        if args.plot:
+            plot_head_to_head(rep, args.plot)
+        return 130 if rep.get("interrupted") == "interrupted" else 0
+    except EvalError as e:
+        print(f"evaluate.py: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("evaluate.py: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,242 @@
+"""evaluate.py: the schedule (seats, dragons, duplicate deals), statistics, outputs and errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import Counter
+
+import pytest
+
+import evaluate
+from havok_env.engine import Game
+
+
+def _tour(specs=("heuristic", "random"), **kw):
+    kw.setdefault("games", 8)
+    kw.setdefault("seed", 7)
+    kw.setdefault("workers", 1)
+    kw.setdefault("progress", False)
+    kw.setdefault("ledger", None)
+    return evaluate.run_tournament(list(specs), **kw)
+
+
+# -- statistics -----------------------------------------------------------------------------------
+
+
+def test_wilson_interval_known_values():
+    lo, hi = evaluate.wilson(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    lo, hi = evaluate.wilson(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = evaluate.wilson(10, 10)
+    assert hi == 1.0 and lo == pytest.approx(0.7225, abs=1e-4)
+    assert evaluate.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_tournament_statistics_on_a_fixed_seed():
+    rep = _tour(games=8, seed=7)
+    games = rep["games"]
+    assert rep["config"]["games"] == len(games) == 8 and rep["config"]["deals"] == 4
+    by = {a["spec"]: a for a in rep["agents"]}
+    for i, a in enumerate(rep["agents"]):
+        mine = [(g, g["seats"].index(i)) for g in games]
+        assert a["games"] == 8  # every game has both agents
+        wins = sum(1 for g, s in mine if g["winners"] == [s])
+        draws = sum(1 for g, s in mine if s in g["winners"] and len(g["winners"]) > 1)
+        assert (a["wins"], a["draws"]) == (wins, draws)
+        assert a["wins"] + a["draws"] + a["losses"] == a["games"]
+        assert a["win_rate"] == pytest.approx(wins / 8)
+        assert a["ci95"] == pytest.approx(list(evaluate.wilson(wins, 8)))
+        assert a["ci95"][0] <= a["win_rate"] <= a["ci95"][1]
+        assert a["mean_hoard"] == pytest.approx(sum(g["scores"][s] for g, s in mine) / 8)
+        assert a["mean_turns"] == pytest.approx(sum(g["turns"] for g in games) / 8)
+        assert sum(v["games"] for v in a["by_dragon"].values()) == 8
+        assert [v["games"] for v in a["by_seat"]] == [4, 4]
+    # the numbers themselves, pinned on this seed (the bots are deterministic given the seed)
+    assert by["heuristic"]["wins"] > by["random"]["wins"]
+    assert by["heuristic"]["openskill"]["mu"] > by["random"]["openskill"]["mu"]
+    h = rep["head_to_head"]
+    assert h["games"] == [[0, 8], [8, 0]]
+    assert h["win_rate"][0][1] == pytest.approx(by["heuristic"]["win_rate"])
+    assert h["win_rate"][0][0] is None
+    # the same seed gives the same report; another seed other deals
+    assert _tour(games=8, seed=7) == rep
+    assert [g["seed"] for g in _tour(games=8, seed=8)["games"]] != [g["seed"] for g in games]
+
+
+def test_parallel_workers_give_identical_results():
+    one = _tour(games=6, seed=11, workers=1)
+    two = _tour(games=6, seed=11, workers=2)
+    assert one == two
+    assert evaluate.format_report(one) == evaluate.format_report(two)
+
+
+def test_games_round_up_to_whole_deals_and_all_tables_play():
+    rep = _tour(("heuristic", "random", "random"), num_players=2, games=5, seed=1)
+    # 3 tables (every pair) x 2 rotations = 6 games per deal
+    assert rep["config"]["games"] == 6 and rep["config"]["deals"] == 1
+    tables = Counter(tuple(sorted(g["seats"])) for g in rep["games"])
+    assert tables == {(0, 1): 2, (0, 2): 2, (1, 2): 2}
+    assert [a["label"] for a in rep["agents"]] == ["heuristic", "random", "random#2"]
+    assert all(a["games"] == 4 for a in rep["agents"])
+    h = rep["head_to_head"]["games"]
+    assert h[0][1] == h[1][2] == h[0][2] == 2
+
+
+def test_copies_of_a_random_agent_do_not_mirror_each_other():
+    rep = _tour(("random", "random"), games=20, seed=1)
+    games = rep["games"]
+    # with shared per-seat seeds the two rotations of a deal would be mirror images
+    mirrored = [games[i]["winners"] == games[i + 1]["winners"] for i in range(0, 20, 2)]
+    assert not all(mirrored)
+
+
+# -- fairness: seats, dragons, duplicate deals -------------------------------------------------------
+
+
+def test_schedule_rotates_seats_and_dragons_fairly():
+    for n_agents, n in ((2, 2), (3, 3), (4, 4), (4, 2), (3, 2)):
+        jobs = evaluate.schedule(n_agents, n, games=24 * math.comb(n_agents, n) * n, seed=3)
+        seat_count = Counter((a, s) for j in jobs for s, a in enumerate(j["seats"]))
+        assert len(set(seat_count.values())) == 1 and len(seat_count) == n_agents * n
+        dragon_count = Counter((a, j["dragons"][s]) for j in jobs for s, a in enumerate(j["seats"]))
+        assert len(set(dragon_count.values())) == 1 and len(dragon_count) == n_agents * 4
+        for j in jobs:
+            assert len(set(j["dragons"])) == n and len(set(j["seats"])) == n
+        # within a deal every rotation shares the seed and the dragons by seat
+        for d in {j["deal"] for j in jobs}:
+            same = [j for j in jobs if j["deal"] == d]
+            assert len({j["seed"] for j in same}) == 1
+            assert len({tuple(j["dragons"]) for j in same}) == 1
+        assert [j["index"] for j in jobs] == list(range(len(jobs)))
+    # who sits to whose left varies across deals at a 3+ player table
+    jobs = evaluate.schedule(3, 3, games=6, seed=0)
+    lefts = {(j["seats"][0], j["seats"][1]) for j in jobs}
+    assert len(lefts) == 6
+
+
+def test_duplicate_deals_replay_the_same_shuffles(monkeypatch):
+    seen = []
+    real = evaluate.play_game
+
+    def spy(agents, seed, dragons=None, log=False):
+        g = Game(len(agents), dragons, seed=seed)
+        snap = g.snapshot()
+        seen.append({"seed": seed, "dragons": list(dragons), "agents": [a.name for a in agents],
+                     "deal": {k: snap[k] for k in ("havok_deck", "hijinks_deck", "current_player")}
+                     | {"players": [{k: p[k] for k in ("dragon", "hand", "hoard")}
+                                    for p in snap["players"]]}})
+        return real(agents, seed, dragons=dragons, log=log)
+
+    monkeypatch.setattr(evaluate, "play_game", spy)
+    rep = _tour(("heuristic", "random", "random"), num_players=3, games=6, seed=5)
+    assert len(seen) == 6
+    for d in (0, 1):
+        rot = seen[3 * d: 3 * d + 3]
+        assert all(r["deal"] == rot[0]["deal"] for r in rot)  # same decks, hands, first player
+        assert all(r["dragons"] == rot[0]["dragons"] for r in rot)
+        # the agents really moved: each of them sat in each seat once
+        firsts = [rep["games"][3 * d + r]["seats"] for r in range(3)]
+        for s in range(3):
+            assert sorted(f[s] for f in firsts) == [0, 1, 2]
+    assert seen[0]["deal"]["havok_deck"] != seen[3]["deal"]["havok_deck"]  # other deal, other shuffle
+    # and the engine really does deal by seed alone once the dragons are fixed
+    a = Game(2, ["Ruby", "Pearl"], seed=99).snapshot()
+    b = Game(2, ["Ruby", "Pearl"], seed=99).snapshot()
+    assert a["havok_deck"] == b["havok_deck"] and a["players"] == b["players"]
+
+
+# -- outputs --------------------------------------------------------------------------------------
+
+
+def test_cli_writes_table_json_csv_and_plot(tmp_path, capsys):
+    j, c, p = tmp_path / "r.json", tmp_path / "r.csv", tmp_path / "h2h.png"
+    rc = evaluate.main(["--agents", "heuristic", "random", "--games", "4", "--seed", "2",
+                        "--workers", "1", "--no-progress", "--json", str(j), "--csv", str(c),
+                        "--plot", str(p)])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "win rate" in out and "95% CI" in out and "heuristic" in out and "Head to head" in out
+    data = json.loads(j.read_text())
+    assert [a["spec"] for a in data["agents"]] == ["heuristic", "random"]
+    for a in data["agents"]:
+        for key in ("games", "wins", "draws", "win_rate", "ci95", "mean_hoard", "mean_turns",
+                    "openskill"):
+            assert key in a
+        assert len(a["ci95"]) == 2
+    rows = list(csv.DictReader(c.open()))
+    assert [r["spec"] for r in rows] == ["heuristic", "random"]
+    assert int(rows[0]["games"]) == 4
+    assert p.stat().st_size > 1000 and p.read_bytes()[:4] == b"\x89PNG"
+
+
+# -- errors ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--agents", "nonsense", "random"], "unknown agent 'nonsense'"),
+    (["--agents", "random", "heuristic", "--players", "3"], "3 seats need at least 3 agents"),
+    (["--agents", "random"], "at least 2 agents"),
+    (["--agents", "random", "random", "--players", "5"], "--players must be 2, 3 or 4"),
+    ([], "give --agents"),
+])
+def test_errors_are_one_line_with_exit_code_2(argv, fragment, capsys):
+    assert evaluate.main(argv + ["--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert fragment in err and len(err.splitlines()) == 1
+
+
+def test_unreadable_model_is_one_line(tmp_path, capsys):
+    missing = tmp_path / "missing.zip"
+    assert evaluate.main(["--agents", str(missing), "random", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "missing.zip" in err
+    bad = tmp_path / "bad.zip"
+    bad.write_text("not a model")
+    assert evaluate.main(["--agents", str(bad), "random", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "bad.zip" in err
+
+
+def test_corrupt_ledger_lines_are_skipped_and_reported(tmp_path, capsys):
+    g = Game(2, ["Ruby", "Amber"], seed=4)
+    actions = []
+    while not g.is_over:
+        a = g.legal_actions()[0]
+        g.apply(a)
+        actions.append(a)
+    good = {"version": 1, "seed": 4, "options": g.options, "actions": actions,
+            "seats": ["human:ann", "random"], "humans": [0], "agents": ["human:ann", "random"],
+            "result": g.result, "turns": g.s.turn}
+    lying = dict(good, result={**g.result, "winners": [1 - g.result["winners"][0]]})
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text(json.dumps(good) + "\n{not json\n" + json.dumps(lying) + "\n"
+                      + json.dumps(good) + "\n" + '{"version": 1}')
+    rc = evaluate.main(["--ledger", str(ledger), "--json", str(tmp_path / "s.json")])
+    cap = capsys.readouterr()
+    assert rc == 2
+    assert "ann" in cap.out and "random" in cap.out and "3 corrupt line(s) skipped" in cap.out
+    errs = cap.err.strip().splitlines()
+    assert len(errs) == 3 and all("skipped a corrupt ledger line" in e for e in errs)
+    assert ":2:" in errs[0] and ":3:" in errs[1] and ":5:" in errs[2]
+    s = json.loads((tmp_path / "s.json").read_text())
+    assert s["matchups"][0]["games"] == 2 and s["matchups"][0]["opponent"] == "random"
+    assert evaluate.main(["--ledger", str(tmp_path / "none.jsonl")]) == 2
+
+
+def test_ledger_append_survives_a_torn_last_line(tmp_path):
+    ledger = tmp_path / "sub" / "l.jsonl"
+    ledger.parent.mkdir()
+    ledger.write_text('{"version": 1, "seed": 3, "opt')  # a write cut short
+    g = Game(2, ["Pearl", "Amber"], seed=3)
+    actions = []
+    while not g.is_over:
+        actions.append(g.legal_actions()[-1])
+        g.apply(actions[-1])
+    evaluate.append_ledger(str(ledger), {"version": 1, "seed": 3, "options": g.options,
+                                         "actions": actions, "seats": ["random", "human"],
+                                         "humans": [1], "result": g.result, "turns": g.s.turn})
+    entries, problems = evaluate.read_ledger(str(ledger))
+    assert len(entries) == 1 and len(problems) == 1 and ":1:" in problems[0]
