@@ -121,6 +121,7 @@ def choose_hoard_target(g, fr: dict, op: dict) -> int:
                 return g.ask(actor, "target_treasure", [g.treasure_action(k) for k in takes],
                              "trade_take", ctx)
             picks.append(g.treasure_of(a))
+            ctx["picks"] = list(picks)
             a = None
         if "give" not in t:
             if a is None:
@@ -136,6 +137,7 @@ def choose_hoard_target(g, fr: dict, op: dict) -> int:
             t["done"] = True
             return DONE
         picks.append(g.treasure_of(a))
+        ctx["picks"] = list(picks)
     if len(picks) < op.get("count", 1):
         opts = _eligible(g, victim, op.get("max_value", ANY), picks)
         if opts:
@@ -318,10 +320,11 @@ def flip(g, fr, op):
             return CONTINUE
         o["shown"] = [g.flip_top() for _ in range(min(op.get("choose_from", 1), len(s.havok)))]
     shown = o["shown"]
-    if len(shown) > 1 and a is None:
-        return g.ask(fr["you"], "option", [g.OPTION + i for i in range(len(shown))], "resolve_which",
+    if len(set(shown)) > 1 and a is None:  # copies of one card are one choice
+        options = [g.OPTION + i for i, k in enumerate(shown) if k not in shown[:i]]
+        return g.ask(fr["you"], "option", options, "resolve_which",
                      {"ability": fr["ability"], "actor": fr["you"], "shown": shown})
-    pick = shown[a - g.OPTION] if len(shown) > 1 else shown[0]
+    pick = shown[a - g.OPTION] if a is not None else shown[0]
     rest = list(shown)
     rest.remove(pick)
     for k in rest:

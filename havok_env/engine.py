@@ -389,8 +389,9 @@ class Game:
         if s.pending is None:
             raise IllegalActionError(f"action {action!r}: the game is over, no decision is pending")
         if isinstance(action, bool) or not isinstance(action, int):
-            try:
-                if int(action) != action:
+            try:  # integral numbers (numpy ints, 3.0) are accepted; booleans are not
+                if isinstance(action, bool) or getattr(action, "dtype", None) == bool \
+                        or int(action) != action:
                     raise ValueError
                 action = int(action)
             except (TypeError, ValueError):

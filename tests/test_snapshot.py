@@ -1,0 +1,230 @@
+"""Snapshots (architecture.md): the required fields, card conservation, exact restore, pending
+decision re-derived from the stack, clone and replay; and the position builder itself."""
+
+import json
+import random
+from collections import Counter
+
+from builder import FULL_SET, Pos, asked, count_cards, do, hand, hoard, labels, pile
+from havok_env import Game
+
+
+def random_game(seed, n, steps):
+    rng = random.Random(seed)
+    g = Game(n, seed=seed)
+    actions = []
+    for _ in range(steps):
+        if g.is_over:
+            break
+        a = rng.choice(g.legal_actions())
+        g.apply(a)
+        actions.append(a)
+    return g, actions
+
+
+def test_snapshot_fields():
+    g, _ = random_game(1, 3, 10)
+    d = g.snapshot()
+    json.dumps(d)
+    for key in ("havok_deck", "hijinks_deck", "discard", "past_events", "trash", "in_play",
+                "players", "current_player", "turn", "pending", "result"):
+        assert key in d, key
+    assert d["turn"] >= 1
+    assert d["result"] is None
+    for pl in d["players"]:
+        for key in ("dragon", "ready", "hand", "hoard", "score"):
+            assert key in pl
+        assert all(isinstance(x, str) for x in pl["hand"] + pl["hoard"])
+    for key in ("player", "kind", "context"):
+        assert key in d["pending"]
+    assert count_cards(g) == FULL_SET
+
+
+def test_snapshot_after_the_end():
+    rng = random.Random(2)
+    g = Game(2, seed=2)
+    while not g.is_over:
+        g.apply(rng.choice(g.legal_actions()))
+    d = json.loads(json.dumps(g.snapshot()))
+    assert d["pending"] is None
+    assert d["result"]["winners"] and d["result"]["reason"] in ("hoard_15", "havok_empty")
+    h = Game.from_snapshot(d)
+    assert h.is_over and h.result == g.result and h.snapshot() == g.snapshot()
+    assert h.rewards() == g.rewards()
+
+
+def test_from_snapshot_restores_exactly_and_continues_identically():
+    for seed in range(20):
+        g, _ = random_game(seed, 2 + seed % 3, 5 + seed)
+        d = json.loads(json.dumps(g.snapshot()))
+        h = Game.from_snapshot(d)
+        assert h.snapshot() == g.snapshot()
+        rng = random.Random(seed)
+        while not g.is_over:
+            a = rng.choice(g.legal_actions())
+            g.apply(a)
+            h.apply(a)
+        assert h.snapshot() == g.snapshot()
+
+
+def test_from_snapshot_rederives_the_pending_decision():
+    g, _ = random_game(4, 3, 6)
+    d = g.snapshot()
+    d2 = json.loads(json.dumps(d))
+    d2["pending"] = {"player": 0, "kind": "nonsense", "purpose": "main", "choices": [999],
+                     "context": {}}
+    h = Game.from_snapshot(d2)
+    assert h.pending["choices"] == g.pending["choices"]
+    assert h.snapshot()["pending"] == d["pending"]
+
+
+def test_snapshot_with_log():
+    g = Game(2, seed=9, log=True)
+    rng = random.Random(0)
+    for _ in range(10):
+        g.apply(rng.choice(g.legal_actions()))
+    d = g.snapshot()
+    assert isinstance(d["log"], list) and d["log"]
+    assert Game.from_snapshot(json.loads(json.dumps(d))).snapshot() == d
+
+
+def test_trade_context_names_the_treasure_taken_and_survives_a_restore():
+    # regression: the pending context of the "give" question named no picks in play, but the
+    # taken treasure after a restore, so a snapshot did not restore exactly
+    g = (Pos(2, ["Amber", "Obsidian"]).hand(0, "Fair Trade", "Eclipse", "Heist")
+         .hoard(0, "Bronze Talon", "Silver Spoons").hoard(1, "King's Crown", "Gold Chalice")
+         .tired(1).build())
+    do(g, "play Fair Trade", "target player_1's King's Crown")
+    assert asked(g) == (0, "trade_give")
+    assert g.pending["context"]["picks"] == [g.cards.kind("King's Crown")]
+    d = json.loads(json.dumps(g.snapshot()))
+    assert Game.from_snapshot(d).snapshot() == g.snapshot()
+
+
+def test_heist_second_pick_context_and_restore():
+    g = (Pos(2, ["Amber", "Obsidian"]).hand(0, "Heist", "Eclipse", "Fair Trade")
+         .hoard(1, "Silver Spoons", "Bag of Coins", "Copper Kettle").tired(1).build())
+    do(g, "play Heist", "target player_1's Silver Spoons")
+    assert asked(g) == (0, "steal_pick")
+    assert g.pending["context"]["picks"] == [g.cards.kind("Silver Spoons")]
+    d = json.loads(json.dumps(g.snapshot()))
+    assert Game.from_snapshot(d).snapshot() == g.snapshot()
+
+
+def test_snapshot_mid_window_and_mid_effect():
+    # inside a crash window, with a declaration made but hidden
+    g = (Pos(3, ["Ruby", "Obsidian", "Pearl"]).hand(1, "Shadow Veil", "Tidal Shift", "Wishing Well")
+         .hand(2, "Daybreak", "Stargazing", "Second Helping").tired(0).tired(1).tired(2)
+         .havok_top("Dragon Nap").build(flip=True))
+    do(g, "crash with Shadow Veil")
+    d = json.loads(json.dumps(g.snapshot()))
+    h = Game.from_snapshot(d)
+    assert h.snapshot() == g.snapshot()
+    do(g, "crash with Daybreak")
+    do(h, "crash with Daybreak")
+    assert h.snapshot() == g.snapshot()
+    # inside Tidal Shift, after the first choice
+    g = (Pos(3, ["Ruby", "Obsidian", "Amber"]).hand(0, "Tidal Shift", "Eclipse", "Heist")
+         .hoard(0, "Bronze Talon", "Gold Chalice").hoard(1, "Copper Kettle", "King's Crown")
+         .hoard(2, "Silver Spoons", "Royal Scepter").tired(1).tired(2).build())
+    do(g, "play Tidal Shift", "pass your Gold Chalice")
+    h = Game.from_snapshot(json.loads(json.dumps(g.snapshot())))
+    assert h.snapshot() == g.snapshot()
+    for x in (g, h):
+        do(x, "pass your King's Crown", "pass your Silver Spoons")
+    assert h.snapshot() == g.snapshot()
+    assert hoard(g, 1) == ["Copper Kettle", "Gold Chalice"]
+
+
+def test_known_top_survives_a_restore():
+    g = (Pos(2, ["Pearl", "Ruby"]).hand(0, "Heist", "Eclipse", "Sticky Claws")
+         .havok_top("Dragon Nap", "Gold Chalice", "Tribute").build())
+    do(g, "use Foresight (Pearl's innate play)", "keep the order")
+    d = json.loads(json.dumps(g.snapshot()))
+    assert d["players"][0]["known_top"] == ["Dragon Nap", "Gold Chalice", "Tribute"]
+    assert Game.from_snapshot(d).snapshot()["players"][0]["known_top"] == d["players"][0]["known_top"]
+
+
+def test_clone_is_exact_and_independent():
+    g, _ = random_game(6, 4, 12)
+    c = g.clone()
+    assert c.snapshot() == g.snapshot()
+    rng = random.Random(1)
+    before = g.snapshot()
+    while not c.is_over:
+        c.apply(rng.choice(c.legal_actions()))
+    assert g.snapshot() == before
+
+
+def test_record_and_replay_as_json_lines():
+    g, actions = random_game(7, 3, 40)
+    rec = g.record(actions)
+    line = json.dumps(rec)
+    assert "\n" not in line
+    h = Game.replay(json.loads(line))
+    assert h.snapshot() == g.snapshot()
+    assert rec["seed"] == 7 and rec["options"]["num_players"] == 3
+
+
+def test_replay_with_configured_dragons():
+    g = Game(2, ["Amber", "Pearl"], seed=3)
+    rng = random.Random(3)
+    actions = []
+    for _ in range(15):
+        if g.is_over:
+            break
+        a = rng.choice(g.legal_actions())
+        g.apply(a)
+        actions.append(a)
+    h = Game.replay(json.loads(json.dumps(g.record(actions))))
+    assert h.snapshot() == g.snapshot()
+    assert [h.dragon(p).name for p in range(2)] == ["Amber", "Pearl"]
+
+
+# -- the position builder -----------------------------------------------------------------------
+
+
+def test_builder_places_cards_and_conserves_the_set():
+    g = (Pos(4, current=2, turn=7).hand(1, "Eclipse", "Eclipse").hoard(3, "King's Crown", "Moonstone")
+         .trash("Gold Chalice").discard("Heist").past_events("Tribute")
+         .havok_top("Dragon Nap", "Copper Kettle").hijinks_top("Daybreak").tired(3).build())
+    assert count_cards(g) == FULL_SET
+    g.check_cards()
+    assert hand(g, 1) == ["Eclipse", "Eclipse"]
+    assert hoard(g, 3) == ["King's Crown", "Moonstone"]
+    assert hoard(g, 0) == ["Bronze Talon"]
+    assert pile(g, "trash") == ["Gold Chalice"] and pile(g, "discard") == ["Heist"]
+    assert pile(g, "past_events") == ["Tribute"]
+    assert pile(g, "havok")[:2] == ["Dragon Nap", "Copper Kettle"]
+    assert pile(g, "hijinks")[0] == "Daybreak"
+    assert g.s.ready == [True, True, True, False]
+    assert g.current_player == 2 and g.s.turn == 7
+    assert asked(g) == (2, "main")
+    # filler hands hold no crash cards
+    from builder import CRASHES
+    assert not set(hand(g, 0)) & CRASHES and len(hand(g, 0)) == 3
+
+
+def test_builder_flip_starts_the_turn():
+    g = Pos(2, current=1, turn=4).havok_top("Royal Scepter").build(flip=True)
+    assert g.s.turn == 4 and hoard(g, 1) == ["Bronze Talon", "Royal Scepter"]
+    assert asked(g) == (1, "main")
+
+
+def test_builder_rejects_impossible_positions():
+    import pytest
+    with pytest.raises(ValueError, match="no copy of 'Heist'"):
+        Pos(2).hand(0, "Heist", "Heist").build()
+    with pytest.raises(ValueError, match="not a treasure"):
+        Pos(2).hoard(0, "Heist").build()
+
+
+def test_builder_card_counts_from_snapshot():
+    d = Pos(3).snapshot()
+    c = Counter()
+    for key in ("havok_deck", "hijinks_deck", "discard", "past_events", "trash"):
+        c.update(d[key])
+    for pl in d["players"]:
+        c.update(pl["hand"] + pl["hoard"])
+    assert c == FULL_SET
+    assert labels(Game.from_snapshot(d))
