@@ -50,11 +50,19 @@ def _thief(g, you: int, op: dict) -> int:
 def _eligible(g, owner: int, max_value: int, exclude: list[int] = ()) -> list[int]:
     """Distinct treasure kinds in ``owner``'s hoard worth at most ``max_value`` there, ignoring one
     copy for each kind in ``exclude``."""
-    hoard = list(g.s.hoards[owner])
-    for k in exclude:
-        if k in hoard:
-            hoard.remove(k)
-    return sorted({k for k in hoard if g.value(owner, k) <= max_value})
+    hoard = g.s.hoards[owner]
+    if exclude:
+        hoard = list(hoard)
+        for k in exclude:
+            if k in hoard:
+                hoard.remove(k)
+    v = g.values[g.s.dragons[owner]]
+    return sorted({k for k in hoard if v[k] <= max_value})
+
+
+def _has_eligible(g, owner: int, max_value: int) -> bool:
+    v = g.values[g.s.dragons[owner]]
+    return any(v[k] <= max_value for k in g.s.hoards[owner])
 
 
 def _gives(g, you: int, op: dict) -> list[int]:
@@ -87,7 +95,7 @@ def _candidates(g, you: int, op: dict) -> list[int]:
     actor = _thief(g, you, op) if name == "steal" else you
     max_value = op.get("max_value", ANY)
     return [v for v in _victims(g, you, actor, op.get("victim", "opponent"))
-            if _eligible(g, v, max_value)]
+            if _has_eligible(g, v, max_value)]
 
 
 def choose_hoard_target(g, fr: dict, op: dict) -> int:

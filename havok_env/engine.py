@@ -558,18 +558,21 @@ class Game:
         s = self.s
         trig = fr["trig"]
         n = s.num_players
-        if fr["order"] is None:
-            fr["order"] = [p for p in ((s.current + i) % n for i in range(n))
-                           if self.crash_choices(p, trig)]
+        if fr["order"] is None:  # [seat, its crash choices] for each eligible seat, in turn order
+            order = fr["order"] = []
+            for i in range(n):
+                p = (s.current + i) % n
+                choices = self.crash_choices(p, trig)
+                if choices:
+                    order.append([p, choices])
         a = fr.pop("a", None)
         if a is not None:
             if a != self.END:
-                fr["decl"].append([fr["order"][fr["i"]], a])
+                fr["decl"].append([fr["order"][fr["i"]][0], a])
             fr["i"] += 1
         if fr["i"] < len(fr["order"]):
-            p = fr["order"][fr["i"]]
-            return self.ask(p, "crash", [self.END] + self.crash_choices(p, trig), "crash",
-                            {"trigger": trig})
+            p, choices = fr["order"][fr["i"]]
+            return self.ask(p, "crash", [self.END] + choices, "crash", {"trigger": trig})
         s.stack.pop()
         decl = fr["decl"]
         if not decl:

@@ -170,6 +170,11 @@ class SeatView:
         for fr in s.stack:
             if fr["f"] == "window":  # others' declarations are hidden until the window closes
                 fr["decl"] = [d for d in fr["decl"] if d[0] == me]
+                if fr["order"] is not None:  # who is still to be asked follows the new hands
+                    asked, rest = fr["order"][: fr["i"] + 1], fr["order"][fr["i"] + 1:]
+                    for entry in rest:
+                        entry[1] = g.crash_choices(entry[0], fr["trig"])
+                    fr["order"] = asked + [e for e in rest if e[1]]
             chosen = fr.get("o", {}).get("chosen")
             if chosen:  # Tidal Shift choices are hidden until everyone has chosen
                 for c in chosen:
