@@ -1,0 +1,133 @@
+"""train.py end to end (a tiny run), its command-line errors, and saved models as agent specs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import train  # noqa: E402
+from agents import AgentSpecError, make_agent, play_game  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    out = tmp_path_factory.mktemp("model") / "fire"
+    rc = train.main(["--dragon", "fire", "--opponents", "random", "--timesteps", "2048", "--n-envs", "2",
+                     "--n-steps", "256", "--batch-size", "128", "--n-epochs", "2", "--net-arch", "32", "32",
+                     "--eval-every", "1024", "--eval-games", "20", "--final-eval-games", "40",
+                     "--seed", "3", "--out", str(out), "--logdir", "", "--no-progress", "--quiet"])
+    assert rc == 0
+    return str(out)
+
+
+def test_tiny_training_saves_model_and_record(tiny_model):
+    assert os.path.exists(tiny_model + ".zip") and os.path.exists(tiny_model + ".last.zip")
+    with open(tiny_model + ".json") as f:
+        rec = json.load(f)
+    for key in ("dragon", "players", "opponents", "seed", "timesteps", "env_version", "observation_size",
+                "action_size", "versions", "wall_time_s", "final_evaluation", "curve"):
+        assert key in rec, key
+    assert rec["dragon"] == "Ruby" and rec["players"] == 2 and rec["opponents"] == ["random"]
+    assert rec["seed"] == 3 and rec["timesteps"] >= 2048 and rec["action_size"] == 76
+    assert {"torch", "stable_baselines3", "sb3_contrib", "gymnasium"} <= set(rec["versions"])
+    assert [r["opponent"] for r in rec["final_evaluation"]] == ["random"]
+    r = rec["final_evaluation"][0]
+    assert r["games"] == 40 and r["wins"] + r["draws"] + r["losses"] == 40
+    assert r["ci95"][0] <= r["win_rate"] <= r["ci95"][1]
+    assert len(rec["curve"]) >= 2
+
+
+def test_saved_model_is_an_agent_spec_and_plays_full_games(tiny_model):
+    agent = make_agent(tiny_model + ".zip")
+    assert agent.deterministic
+    for seat in (0, 1):
+        table = [make_agent("heuristic"), make_agent("heuristic")]
+        table[seat] = agent
+        dragons = [None, None]
+        dragons[seat] = "fire"
+        rec = play_game(table, seed=10 + seat, dragons=dragons)
+        assert rec["result"] is not None and rec["decisions"] > 0
+    # the .json path names the same model; the model is usable in a 3-player game too
+    agent2 = make_agent(tiny_model + ".json")
+    rec = play_game([agent2, make_agent("random"), make_agent("random")], seed=5)
+    assert rec["result"] is not None
+
+
+def test_model_from_another_environment_is_refused(tiny_model, tmp_path):
+    bad = tmp_path / "other.zip"
+    with zipfile.ZipFile(tiny_model + ".zip") as src, zipfile.ZipFile(bad, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "data":
+                d = json.loads(data)
+                d["havok_meta"]["env_version"] = "havok_hijinks_v9"
+                d["havok_meta"]["observation_size"] = 700
+                data = json.dumps(d).encode()
+            dst.writestr(item, data)
+    with pytest.raises(AgentSpecError) as e:
+        make_agent(str(bad))
+    msg = str(e.value)
+    assert "\n" not in msg and "havok_hijinks_v9" in msg and "700" in msg
+    with pytest.raises(AgentSpecError):
+        make_agent(str(tmp_path / "missing.zip"))
+
+
+def test_resume_continues_training(tiny_model, tmp_path):
+    import shutil
+    out = str(tmp_path / "fire")
+    for ext in (".zip", ".last.zip", ".json"):
+        shutil.copy(tiny_model + ext, out + ext)
+    rc = train.main(["--opponents", "random", "--timesteps", "512", "--n-envs", "1", "--resume",
+                     "--eval-every", "0", "--final-eval-games", "10", "--out", out, "--logdir", "",
+                     "--quiet"])
+    assert rc == 0
+    with open(out + ".json") as f:
+        rec = json.load(f)
+    assert rec["resumed"] and rec["timesteps"] >= 2048 + 512
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--dragon", "unicorn"], "unknown dragon"),
+    (["--players", "5"], "--players"),
+    (["--opponents", "nobody"], "unknown agent"),
+    (["--opponents", "missing/model.zip"], "no saved model"),
+    (["--n-envs", "0"], "--n-envs"),
+    (["--timesteps", "abc"], "invalid int"),
+    (["--resume", "--out", "/nonexistent/dir/fire"], "no saved model"),
+])
+def test_bad_command_lines_exit_2_with_one_line(args, words):
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), *args], capture_output=True,
+                       text=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("train.py: error:") and words in lines[0], p.stderr
+
+
+def test_policy_agent_matches_the_models_own_masked_argmax(tiny_model):
+    import numpy as np
+
+    from havok_env.wrappers import SingleAgentEnv
+    agent = make_agent(tiny_model + ".zip")
+    assert agent._fast is not None  # the numpy fast path is in use
+    env = SingleAgentEnv("fire", 2)
+    obs, _ = env.reset(seed=0)
+    checked = 0
+    for _ in range(200):
+        mask = env.action_masks()
+        want, _ = agent.model.predict(obs, action_masks=mask, deterministic=True)
+        assert agent.act(obs, mask.astype(np.int8), None) == int(want)
+        checked += int(mask.sum() > 1)
+        obs, _, term, _, _ = env.step(int(want))
+        if term:
+            obs, _ = env.reset()
+    assert checked > 20

@@ -1,0 +1,473 @@
+#!/usr/bin/env python
+"""Train a Havok & Hijinks agent with MaskablePPO through the single-agent view.
+
+    python train.py --dragon fire                 # Ruby vs the heuristic bot, 2 players
+    python train.py --dragon pearl --players 3 --opponents heuristic random --timesteps 2000000
+    python train.py --dragon fire --self-play     # bots mixed with frozen snapshots of itself
+    python train.py --dragon fire --resume        # continue the run of models/fire
+
+Writes ``PATH.zip`` (the best model found by the periodic evaluation; an agent spec anywhere agents
+are named), ``PATH.json`` (run record: settings, versions, wall time, learning curve, final
+evaluation), ``PATH.last.zip`` (the model at the end), ``PATH.curve.png`` (win rate against
+timesteps), checkpoints under ``PATH_checkpoints/`` and TensorBoard logs under ``runs/``.
+See docs/TRAINING.md for the default run's wall time and results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import platform
+import sys
+import time
+from functools import partial
+
+DRAGONS = ("fire", "darkness", "sunlight", "moonlight", "ruby", "obsidian", "amber", "pearl")
+
+# Defaults of the documented run (docs/TRAINING.md).
+DEFAULTS = dict(
+    timesteps=1_000_000,
+    learning_rate=3e-4,
+    n_steps=256,           # per env and rollout (8 envs on 2 cores: 2048 per rollout)
+    envs_per_core=4,
+    batch_size=512,
+    n_epochs=4,
+    gamma=0.99,
+    gae_lambda=0.95,
+    clip_range=0.2,
+    ent_coef=0.01,
+    vf_coef=0.5,
+    net_arch=[256, 256],
+    shaping=0.0,
+    eval_every=100_000,
+    eval_games=400,
+    final_eval_games=2000,
+)
+
+
+class UsageError(Exception):
+    """A bad command line: reported on one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="train.py", description=__doc__.split("\n\n")[0],
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dragon", default="fire", help="learner's dragon: " + ", ".join(DRAGONS))
+    p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
+    p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
+                   help="opponent agent specs: random, heuristic, search[:N] or a saved model path; "
+                        "with several, each game draws one per seat (default heuristic)")
+    p.add_argument("--timesteps", type=int, default=DEFAULTS["timesteps"],
+                   help=f"learner decisions to train on (default {DEFAULTS['timesteps']:,})")
+    p.add_argument("--n-envs", type=int, default=None,
+                   help=f"parallel envs, each in its own process (default: {DEFAULTS['envs_per_core']} per "
+                        "CPU core; the policy's forward pass is batched across them)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=None, help="output path without extension (default models/DRAGON)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue training from PATH.last.zip (or PATH.zip)")
+    p.add_argument("--self-play", action="store_true",
+                   help="opponents drawn from frozen earlier snapshots mixed with the bots")
+    p.add_argument("--snapshot-every", type=int, default=None,
+                   help="self-play snapshot interval in timesteps (default timesteps/10)")
+    p.add_argument("--pool-size", type=int, default=5, help="self-play snapshots kept in the pool")
+    p.add_argument("--eval-every", type=int, default=DEFAULTS["eval_every"],
+                   help="timesteps between evaluations (0: none)")
+    p.add_argument("--eval-games", type=int, default=DEFAULTS["eval_games"],
+                   help="games per opponent kind in each periodic evaluation")
+    p.add_argument("--final-eval-games", type=int, default=DEFAULTS["final_eval_games"],
+                   help="games per opponent kind in the final evaluation")
+    p.add_argument("--eval-opponents", nargs="+", default=None, metavar="SPEC",
+                   help="opponent kinds to evaluate against (default: the opponents, and random)")
+    p.add_argument("--checkpoint-every", type=int, default=None,
+                   help="timesteps between checkpoints (default: every evaluation)")
+    p.add_argument("--logdir", default="runs", help="TensorBoard log directory ('' for none)")
+    p.add_argument("--lr", type=float, default=DEFAULTS["learning_rate"], help="learning rate")
+    p.add_argument("--n-steps", type=int, default=DEFAULTS["n_steps"], help="rollout length per env")
+    p.add_argument("--batch-size", type=int, default=DEFAULTS["batch_size"])
+    p.add_argument("--n-epochs", type=int, default=DEFAULTS["n_epochs"])
+    p.add_argument("--ent-coef", type=float, default=DEFAULTS["ent_coef"])
+    p.add_argument("--gamma", type=float, default=DEFAULTS["gamma"])
+    p.add_argument("--shaping", type=float, default=DEFAULTS["shaping"],
+                   help="weight of the dense reward for changes of the learner's lead (0: terminal reward only)")
+    p.add_argument("--net-arch", type=int, nargs="+", default=DEFAULTS["net_arch"], metavar="N",
+                   help="hidden layer sizes of the policy and value networks")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="print only the final summary")
+    return p
+
+
+# -- evaluation ------------------------------------------------------------------------------------
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+def _play_chunk(args) -> tuple[int, int, int]:
+    """Play games ``range(lo, hi)`` of an evaluation; returns (wins, draws, losses)."""
+    learner, opp_spec, dragon, players, seed, lo, hi = args
+    from agents import make_agent
+    from agents.runner import play_game
+    if isinstance(learner, str):
+        learner = make_agent(learner)
+    opps = [make_agent(opp_spec) for _ in range(players - 1)]
+    w = d = l = 0
+    for g in range(lo, hi):
+        seat = g % players  # seats rotated
+        table = opps[:seat] + [learner] + opps[seat:]
+        dragons = [None] * players
+        dragons[seat] = dragon
+        rec = play_game(table, seed=seed + g, dragons=dragons)
+        winners = rec["result"]["winners"]
+        if winners == [seat]:
+            w += 1
+        elif seat in winners:
+            d += 1
+        else:
+            l += 1
+    return w, d, l
+
+
+def evaluate(learner, opp_spec: str, dragon: str, players: int, games: int, seed: int,
+             workers: int = 1) -> dict:
+    """Win rate of ``learner`` (an agent or a spec) against ``opp_spec`` over ``games`` games with
+    the learner's seat rotated; games run in ``workers`` processes."""
+    workers = max(1, min(workers, games // 50 or 1))
+    bounds = [games * i // workers for i in range(workers + 1)]
+    jobs = [(learner, opp_spec, dragon, players, seed, bounds[i], bounds[i + 1]) for i in range(workers)]
+    if workers == 1:
+        parts = [_play_chunk(jobs[0])]
+    else:
+        with mp.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_play_chunk, jobs)
+    w, d, l = (sum(x[i] for x in parts) for i in range(3))
+    lo, hi = wilson(w, games)
+    return {"opponent": opp_spec, "games": games, "wins": w, "draws": d, "losses": l,
+            "win_rate": w / games, "ci95": [lo, hi]}
+
+
+def fmt_eval(r: dict) -> str:
+    return (f"vs {r['opponent']:<10} win {100 * r['win_rate']:5.1f}% "
+            f"[{100 * r['ci95'][0]:.1f}, {100 * r['ci95'][1]:.1f}] "
+            f"(draws {r['draws']}, {r['games']} games)")
+
+
+# -- helpers -----------------------------------------------------------------------------------------
+
+def versions() -> dict:
+    import gymnasium
+    import numpy
+    import sb3_contrib
+    import stable_baselines3
+    import torch
+    out = {"python": platform.python_version(), "numpy": numpy.__version__, "torch": torch.__version__,
+           "gymnasium": gymnasium.__version__, "stable_baselines3": stable_baselines3.__version__,
+           "sb3_contrib": sb3_contrib.__version__}
+    try:
+        import pettingzoo
+        out["pettingzoo"] = pettingzoo.__version__
+    except ImportError:
+        pass
+    return out
+
+
+def plot_curve(curve: list[dict], path: str, title: str) -> bool:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    if not curve:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    kinds = sorted({r["opponent"] for pt in curve for r in pt["results"]})
+    for kind in kinds:
+        xs, ys, lo, hi = [], [], [], []
+        for pt in curve:
+            for r in pt["results"]:
+                if r["opponent"] == kind:
+                    xs.append(pt["timesteps"])
+                    ys.append(100 * r["win_rate"])
+                    lo.append(100 * r["ci95"][0])
+                    hi.append(100 * r["ci95"][1])
+        line, = ax.plot(xs, ys, marker="o", label=f"vs {kind}")
+        ax.fill_between(xs, lo, hi, alpha=0.2, color=line.get_color())
+    ax.set_xlabel("timesteps (learner decisions)")
+    ax.set_ylabel("win rate, % (95% CI)")
+    ax.set_ylim(0, 100)
+    ax.grid(alpha=0.3)
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def _say(args, msg: str) -> None:
+    if args.quiet:
+        return
+    try:
+        from tqdm import tqdm
+        tqdm.write(msg)
+    except ImportError:
+        print(msg, flush=True)
+
+
+def validate(args) -> dict:
+    """Check the command line; returns derived settings. Raises UsageError with one line."""
+    from havok_env.cards import default_cards
+    cs = default_cards()
+    try:
+        d = cs.dragons[cs.dragon_index(args.dragon)]
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if not 2 <= args.players <= 4:
+        raise UsageError(f"--players must be 2, 3 or 4, not {args.players}")
+    if args.timesteps < 1:
+        raise UsageError(f"--timesteps must be positive, not {args.timesteps}")
+    n_envs = args.n_envs if args.n_envs is not None else DEFAULTS["envs_per_core"] * (os.cpu_count() or 1)
+    if n_envs < 1:
+        raise UsageError(f"--n-envs must be at least 1, not {n_envs}")
+    for name in ("eval_games", "final_eval_games", "eval_every", "pool_size"):
+        if getattr(args, name) < 0:
+            raise UsageError(f"--{name.replace('_', '-')} must not be negative")
+    if args.n_steps < 2 or args.batch_size < 2 or args.n_epochs < 1:
+        raise UsageError("--n-steps and --batch-size must be at least 2, --n-epochs at least 1")
+    out = args.out or os.path.join("models", d.affinity)
+    if out.endswith(".zip") or out.endswith(".json"):
+        out = os.path.splitext(out)[0]
+    from agents import AgentSpecError, make_agent
+    eval_opps = args.eval_opponents
+    if eval_opps is None:
+        eval_opps = list(dict.fromkeys(list(args.opponents) + ["random"]))
+    for spec in list(args.opponents) + list(eval_opps):
+        if spec.strip().startswith("human"):
+            raise UsageError("human cannot be a training or evaluation opponent")
+        if spec.endswith(".zip") or spec.endswith(".json"):
+            from agents.policy import model_path
+            if not os.path.exists(model_path(spec)):
+                raise UsageError(f"no saved model at {model_path(spec)}")
+        try:
+            agent = make_agent(spec)
+        except AgentSpecError as e:
+            raise UsageError(str(e)) from None
+        except ImportError as e:
+            raise UsageError(f"agent {spec!r} is not available: {e}") from None
+        close = getattr(agent, "close", None)
+        if close:
+            close()
+    if args.resume:
+        from agents.policy import check_compatible, model_path, read_meta
+        zp = model_path(out)
+        if not os.path.exists(zp):
+            raise UsageError(f"--resume: no saved model at {zp}")
+        try:
+            meta = read_meta(zp)
+            if meta:
+                check_compatible(zp, meta)
+        except AgentSpecError as e:
+            raise UsageError(str(e)) from None
+    return {"dragon": d, "n_envs": n_envs, "out": out, "eval_opponents": eval_opps}
+
+
+# -- training -----------------------------------------------------------------------------------------
+
+def run(args) -> dict:
+    cfg = validate(args)
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    from agents import make_agent
+    from agents.policy import META_KEY, PolicyAgent, make_pool, model_path
+    from havok_env.wrappers import ENV_VERSION, SingleAgentEnv, make_env
+
+    t0 = time.time()
+    dragon, n_envs, out = cfg["dragon"], cfg["n_envs"], cfg["out"]
+    players = args.players
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    ckpt_dir = out + "_checkpoints"
+    bots = list(args.opponents)
+    cpus = os.cpu_count() or 1
+
+    def opponent_factory(snapshots=()):
+        if args.self_play or len(bots) > 1:
+            return partial(make_pool, bots, list(snapshots))
+        return partial(make_agent, bots[0])
+
+    env_fns = [make_env(dragon.affinity, players, opponents=opponent_factory(),
+                       seed=args.seed * 1000 + i, shaping=args.shaping)
+               for i in range(n_envs)]
+    venv = SubprocVecEnv(env_fns) if n_envs > 1 else DummyVecEnv(env_fns)
+    venv = VecMonitor(venv)
+    probe = SingleAgentEnv(dragon.affinity, players)
+    obs_size, n_actions = probe.observation_space.shape[0], int(probe.action_space.n)
+
+    # One torch thread: the env workers use the other cores, and a multi-threaded forward pass on
+    # batches this small is slower (measured 2.5x slower on 2 busy cores).
+    torch.set_num_threads(1)
+    tb = args.logdir or None
+    prev = {}
+    if args.resume:
+        zp = out + ".last.zip" if os.path.exists(out + ".last.zip") else model_path(out)
+        model = MaskablePPO.load(zp, env=venv, device="cpu", tensorboard_log=tb)
+        if os.path.exists(out + ".json"):
+            with open(out + ".json") as f:
+                prev = json.load(f)
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", venv, learning_rate=args.lr, n_steps=args.n_steps, batch_size=args.batch_size,
+            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=DEFAULTS["gae_lambda"],
+            clip_range=DEFAULTS["clip_range"], ent_coef=args.ent_coef, vf_coef=DEFAULTS["vf_coef"],
+            policy_kwargs={"net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)}},
+            tensorboard_log=tb, seed=args.seed, device="cpu", verbose=0)
+    hyper = {"learning_rate": args.lr, "n_steps": args.n_steps, "batch_size": args.batch_size,
+             "n_epochs": args.n_epochs, "gamma": args.gamma, "gae_lambda": DEFAULTS["gae_lambda"],
+             "clip_range": DEFAULTS["clip_range"], "ent_coef": args.ent_coef,
+             "vf_coef": DEFAULTS["vf_coef"], "net_arch": list(args.net_arch),
+             "shaping": args.shaping}
+    meta = {"env_version": ENV_VERSION, "dragon": dragon.name, "affinity": dragon.affinity,
+            "players": players, "observation_size": obs_size, "action_size": n_actions}
+    setattr(model, META_KEY, meta)
+
+    curve = list(prev.get("curve", []))
+    state = {"best": -1.0, "best_at": None, "snapshots": []}
+    if args.resume and prev.get("best_at_timesteps") is not None:  # keep the earlier best unless beaten
+        scores = [float(np.mean([r["win_rate"] for r in pt["results"]])) for pt in curve
+                  if pt["timesteps"] == prev["best_at_timesteps"]]
+        if scores:
+            state["best"], state["best_at"] = scores[-1], prev["best_at_timesteps"]
+    primary = bots[0] if not args.self_play else (bots[0] if bots else None)
+
+    def save_best(model_):
+        model_.save(model_path(out))
+
+    class TrainCallback(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.next_eval = args.eval_every
+            ck = args.checkpoint_every if args.checkpoint_every is not None else args.eval_every
+            self.ck_every = ck
+            self.next_ck = ck
+            self.snap_every = args.snapshot_every or max(1, args.timesteps // 10)
+            self.next_snap = self.snap_every
+            self.start = model.num_timesteps
+
+        def _on_step(self) -> bool:
+            done = self.model.num_timesteps - self.start
+            if args.self_play and done >= self.next_snap:
+                self.next_snap += self.snap_every
+                os.makedirs(ckpt_dir, exist_ok=True)
+                p = os.path.join(ckpt_dir, f"snapshot_{self.model.num_timesteps}.zip")
+                self.model.save(p)
+                state["snapshots"] = (state["snapshots"] + [p])[-args.pool_size:] if args.pool_size else []
+                self.training_env.env_method("set_opponents", opponent_factory(state["snapshots"]))
+            if self.ck_every and done >= self.next_ck:
+                self.next_ck += self.ck_every
+                os.makedirs(ckpt_dir, exist_ok=True)
+                self.model.save(os.path.join(ckpt_dir, f"step_{self.model.num_timesteps}.zip"))
+            if args.eval_every and args.eval_games and done >= self.next_eval:
+                self.next_eval += args.eval_every
+                self.run_eval()
+            return True
+
+        def run_eval(self):
+            learner = PolicyAgent(self.model)
+            results = [evaluate(learner, spec, dragon.affinity, players, args.eval_games,
+                                seed=1_000_000_000 + 7919 * args.seed, workers=cpus)
+                       for spec in cfg["eval_opponents"]]
+            ts = self.model.num_timesteps
+            curve.append({"timesteps": ts, "wall_s": round(time.time() - t0, 1), "results": results})
+            for r in results:
+                key = r["opponent"].replace("/", "_")
+                self.logger.record(f"eval/win_rate_vs_{key}", r["win_rate"])
+                self.logger.record(f"eval/ci95_low_vs_{key}", r["ci95"][0])
+                self.logger.record(f"eval/ci95_high_vs_{key}", r["ci95"][1])
+            self.logger.dump(ts)
+            score = float(np.mean([r["win_rate"] for r in results]))
+            mark = ""
+            if score > state["best"]:
+                state["best"], state["best_at"] = score, ts
+                save_best(self.model)
+                mark = "  * best, saved"
+            _say(args, f"[{ts:>9,} steps, {time.time() - t0:6.0f}s] " + "; ".join(fmt_eval(r) for r in results) + mark)
+
+    cb = TrainCallback()
+    _say(args, f"training {dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}"
+               f"{' + self-play' if args.self_play else ''}: {args.timesteps:,} steps in {n_envs} envs -> {out}.zip")
+    model.learn(total_timesteps=args.timesteps, callback=cb, progress_bar=not (args.no_progress or args.quiet),
+                reset_num_timesteps=not args.resume, tb_log_name=f"{dragon.affinity}_{players}p")
+    venv.close()
+    train_wall = time.time() - t0
+    model.save(out + ".last.zip")
+    if args.eval_every and args.eval_games and (not curve or curve[-1]["timesteps"] != model.num_timesteps):
+        cb.run_eval()
+    if state["best_at"] is None:  # no evaluation ran: the final model is the result
+        save_best(model)
+        state["best_at"] = model.num_timesteps
+
+    final = []
+    if args.final_eval_games:
+        best = PolicyAgent.load(model_path(out))
+        for spec in cfg["eval_opponents"]:
+            final.append(evaluate(best, spec, dragon.affinity, players, args.final_eval_games,
+                                  seed=2_000_000_000 + 7919 * args.seed, workers=cpus))
+    wall = time.time() - t0
+    record = {
+        "dragon": dragon.name, "affinity": dragon.affinity, "players": players, "opponents": bots,
+        "self_play": bool(args.self_play), "seed": args.seed,
+        "timesteps": int(model.num_timesteps), "timesteps_this_run": args.timesteps,
+        "resumed": bool(args.resume), "n_envs": n_envs,
+        "env_version": ENV_VERSION, "observation_size": obs_size, "action_size": n_actions,
+        "hyperparameters": hyper, "versions": versions(), "cpus": cpus,
+        "wall_time_s": round(wall + prev.get("wall_time_s", 0.0), 1),
+        "wall_time_this_run_s": round(wall, 1), "train_wall_time_s": round(train_wall, 1),
+        "model": model_path(out), "best_at_timesteps": state["best_at"],
+        "evaluation_opponents": cfg["eval_opponents"], "curve": curve,
+        "final_evaluation": final,
+    }
+    with open(out + ".json", "w") as f:
+        json.dump(record, f, indent=2)
+    plot_curve(curve, out + ".curve.png",
+               f"{dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}")
+    print(f"saved {model_path(out)} (best at {state['best_at']:,} steps) and {out}.json; "
+          f"wall time {wall / 60:.1f} min")
+    for r in final:
+        print("final " + fmt_eval(r))
+    return record
+
+
+def main(argv=None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        run(args)
+    except UsageError as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("train.py: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
