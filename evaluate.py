@@ -54,31 +54,15 @@ from collections import defaultdict
 
 from agents import AgentSpecError, make_agent
 from agents.runner import play_game
+from agents.stats import wilson
 
 DRAGONS = ("Ruby", "Obsidian", "Amber", "Pearl")
 DEFAULT_LEDGER = os.path.join("results", "human_games.jsonl")
 DEFAULT_GAMES = 100
-Z95 = 1.959963984540054
 
 
 class EvalError(Exception):
     """A problem with the command line or its inputs: reported in one line, exit code 2."""
-
-
-# -- statistics -----------------------------------------------------------------------------------
-
-
-def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval for a binomial proportion ((0, 1) when n == 0)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
-    hi = 1.0 if successes >= n else min(1.0, centre + half)
-    return (lo, hi)
 
 
 def is_human(spec: str) -> bool:

@@ -10,6 +10,7 @@ from collections import Counter
 import pytest
 
 import evaluate
+from agents.stats import wilson
 from havok_env.engine import Game
 
 
@@ -26,13 +27,13 @@ def _tour(specs=("heuristic", "random"), **kw):
 
 
 def test_wilson_interval_known_values():
-    lo, hi = evaluate.wilson(5, 10)
+    lo, hi = wilson(5, 10)
     assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
-    lo, hi = evaluate.wilson(0, 10)
+    lo, hi = wilson(0, 10)
     assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
-    lo, hi = evaluate.wilson(10, 10)
+    lo, hi = wilson(10, 10)
     assert hi == 1.0 and lo == pytest.approx(0.7225, abs=1e-4)
-    assert evaluate.wilson(0, 0) == (0.0, 1.0)
+    assert wilson(0, 0) == (0.0, 1.0)
 
 
 def test_tournament_statistics_on_a_fixed_seed():
@@ -48,7 +49,7 @@ def test_tournament_statistics_on_a_fixed_seed():
         assert (a["wins"], a["draws"]) == (wins, draws)
         assert a["wins"] + a["draws"] + a["losses"] == a["games"]
         assert a["win_rate"] == pytest.approx(wins / 8)
-        assert a["ci95"] == pytest.approx(list(evaluate.wilson(wins, 8)))
+        assert a["ci95"] == pytest.approx(list(wilson(wins, 8)))
         assert a["ci95"][0] <= a["win_rate"] <= a["ci95"][1]
         assert a["mean_hoard"] == pytest.approx(sum(g["scores"][s] for g, s in mine) / 8)
         assert a["mean_turns"] == pytest.approx(sum(g["turns"] for g in games) / 8)
