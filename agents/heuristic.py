@@ -1,0 +1,648 @@
+"""A scripted player with a documented, sensible strategy (the middle rung of the ladder)."""
+
+from __future__ import annotations
+
+from .base import Agent
+
+WIN = 15
+BIG = 30.0  # utility of a won game (on the scale of treasure points)
+
+# How much holding a Hijinks card of each type is worth (treasure points), before affinity and
+# ready-condition bonuses. Used to pick what to discard and what a crash "costs".
+KEEP = {"steal": 2.0, "break": 1.6, "trade": 1.2, "salvage": 1.0, "havok": 1.2, "draw": 0.9,
+        "foresight": 0.6, "pass": 0.4, "recall": 0.7, "nullify": 1.4, "cancel": 1.6, "defend": 1.8}
+SOFT_DRAW = 0.35  # one Hijinks card drawn
+SOFT_READY = 0.9  # a ready dragon (its innate play and crash)
+EVENT_FLIP = -0.3  # rough worth of flipping an event (for expected-flip estimates)
+
+
+class HeuristicAgent(Agent):
+    """A rule-based bot that reads only its seat's view and plays a greedy, value-driven game.
+
+    The strategy in plain words:
+
+    * **Scoring.** Every choice is judged by how it changes the hoards: my hoard counts for me; the
+      opponents' hoards count against me, the leader's most (in a 2-player game simply my score
+      minus the opponent's). Reaching 15 is worth far more than any treasure, and letting an
+      opponent reach 15 costs as much: that is how the end game is played.
+    * **On my turn.** First use my dragon's innate play (Pilfer, Crumble, Haggle, Foresight) when it
+      gains more than a ready dragon is worth (it tires the dragon and so gives up its innate crash);
+      if I hold a card of my dragon's preferred type, the innate play is cheap, because playing
+      that card afterwards readies the dragon again. Then play the one Hijinks card that gains the
+      most: steal or break from the leader, its most valuable reachable treasure; trade my cheapest
+      treasure for its best; salvage from the trash heap; flip extra Havok cards; draw. A card of my
+      dragon's preferred type gets a bonus while my dragon is tired (meet the ready condition). A card
+      is played only when it gains clearly more than keeping it; if nothing is worth playing I
+      discard my least useful card (never before a better one) to cycle the hand, else pass.
+    * **Crashes.** Crash when the harm stopped (or the gain taken) is worth more than the crash
+      card kept for later (crash cards, defensive ones above all, are valued highly, so small harms
+      are let through and the card is kept for when it matters): nullify or redirect harmful events
+      (a steal from me, a broken treasure, a nap) and events that would help an opponent a lot;
+      defend my best treasures against steals, trades and breaks; cancel opponents' plays that hurt
+      me; snatch valuable flipped treasures from opponents; scavenge broken treasures. Anything that
+      would let an opponent reach 15 is always crashed when I can.
+    * **Choices inside effects.** Steal, break and trade target the best treasure of the opponent
+      it hurts most; I give away, pass or lose my least valuable treasure; Counteroffer offers my
+      cheapest treasure; harmful events are redirected to the leader; foresight puts on the bottom
+      the card that would help an opponent most (or hurt me most); I take the best card from the
+      discard pile and the best treasure from the trash heap.
+
+    It is deterministic (no randomness) and uses only the seat-limited ``view``.
+    """
+
+    name = "heuristic"
+
+    def __init__(self):
+        self.seat = 0
+        self._trigger = None
+        self._stake = 1.5
+
+    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        self.seat = seat
+        self._trigger = None
+        self._stake = 1.5
+
+    def act(self, observation, action_mask, view) -> int:
+        return self.choose(view)
+
+    # -- entry point ------------------------------------------------------------------------
+
+    def choose(self, view) -> int:
+        p = view.pending
+        choices = p["choices"]
+        if len(choices) == 1:
+            return choices[0]
+        d = _Decision(self, view, p)
+        return d.run()
+
+
+class _Decision:
+    """One decision: the seat's knowledge and the evaluation helpers."""
+
+    def __init__(self, agent: HeuristicAgent, view, pending: dict):
+        self.agent, self.v, self.p = agent, view, pending
+        self.cs = view.cards
+        self.lay = view.layout
+        self.me = view.seat
+        self.n = view.num_players
+        self.S = view.scores()
+        self.dragon_aff = [view.dragon(q).affinity for q in range(self.n)]
+        self.u0 = self.util(self.S)
+        self._eflip = {}
+
+    # -- evaluation ---------------------------------------------------------------------------
+
+    def util(self, S) -> float:
+        me = self.me
+        mine = S[me]
+        others = [S[q] for q in range(self.n) if q != me]
+        top = max(others)
+        if self.n == 2:
+            u = mine - top
+        else:
+            u = mine - 0.7 * top - 0.3 * sum(others) / len(others)
+        best = max(S)
+        if best >= WIN:
+            u += BIG if mine == best and top < best else -BIG
+        return u
+
+    def gain_moves(self, moves) -> float:
+        """Utility change for a list of (kind, src, dst) treasure moves (None = outside hoards)."""
+        S = list(self.S)
+        val = self.v.value
+        for k, src, dst in moves:
+            if src is not None:
+                S[src] -= val(src, k)
+            if dst is not None:
+                S[dst] += val(dst, k)
+        return self.util(S) - self.u0
+
+    def gain_move(self, k, src, dst) -> float:
+        return self.gain_moves([(k, src, dst)])
+
+    def soft(self, seat, x) -> float:
+        """A non-treasure benefit ``x`` (cards, a ready dragon) to ``seat``, seen by me."""
+        if seat == self.me:
+            return x
+        if self.n == 2:
+            return -x
+        top = max((q for q in range(self.n) if q != self.me), key=lambda q: self.S[q])
+        return -x * (0.7 if seat == top else 0.3)
+
+    def lowest(self, seat, pool=None):
+        pool = self.v.hoard(seat) if pool is None else pool
+        if not pool:
+            return None
+        return min(pool, key=lambda k: (self.v.value(seat, k), k))
+
+    def flip_gain(self, seat) -> float:
+        """Expected utility change (for me) of ``seat`` flipping the top Havok card."""
+        if seat in self._eflip:
+            return self._eflip[seat]
+        v, cs = self.v, self.cs
+        known = v.known_top
+        if known:
+            k = known[0]
+            out = self.gain_move(k, None, seat) if cs.is_treasure(k) else self.soft(seat, EVENT_FLIP)
+        else:
+            comp = v.havok_remaining()
+            tot = sum(comp.values())
+            if not tot:
+                out = 0.0
+            else:
+                out = 0.0
+                for k, c in comp.items():
+                    out += c * (self.gain_move(k, None, seat) if cs.is_treasure(k)
+                                else self.soft(seat, EVENT_FLIP))
+                out /= tot
+        self._eflip[seat] = out
+        return out
+
+    def avg_treasure_gain(self, seat) -> float:
+        comp = self.v.havok_remaining()
+        ts = [(k, c) for k, c in comp.items() if self.cs.is_treasure(k)]
+        tot = sum(c for _, c in ts)
+        if not tot:
+            return 0.0
+        return sum(c * self.gain_move(k, None, seat) for k, c in ts) / tot
+
+    def keep(self, k) -> float:
+        """What holding Hijinks card kind ``k`` is worth to me."""
+        ab = self.cs.card(k)
+        x = KEEP.get(ab.type, 1.0)
+        d = self.v.dragon(self.me)
+        if ab.affinity == d.affinity:
+            x += 0.4
+        if ab.type == d.ready_type:
+            x += 0.4 if self.v.ready(self.me) else 0.8
+        if ab.type == "salvage" and not self.v.trash:
+            x -= 0.5
+        return x
+
+    def ability(self, ref):
+        if isinstance(ref, int):
+            return self.cs.event(ref) if self.cs.is_event(ref) else self.cs.card(ref)
+        dr = self.cs.dragons[ref[1]]
+        return dr.play if ref[2] == "play" else dr.crash
+
+    def ops(self, ref, seat):
+        return self.ability(ref).ops(self.dragon_aff[seat])
+
+    # -- victims and best targets ---------------------------------------------------------------
+
+    def victims(self, actor, sel):
+        n = self.n
+        opp = [(actor + i) % n for i in range(1, n)]
+        if sel == "richer":
+            return [q for q in opp if self.S[q] > self.S[actor]]
+        if sel == "richest":
+            best = max(self.S[q] for q in opp)
+            return [q for q in opp if self.S[q] == best]
+        return opp
+
+    def eligible(self, owner, max_value):
+        val = self.v.value
+        return sorted({k for k in self.v.hoard(owner) if val(owner, k) <= max_value})
+
+    def best_take(self, op, actor, victim, dst):
+        """(gain, picks) of the best steal (dst = actor) or break (dst = None) from ``victim``."""
+        m = op.get("max_value", 1 << 30)
+        opts = self.eligible(victim, m)
+        if not opts:
+            return None, []
+        scored = sorted(((self.gain_move(k, victim, dst), k) for k in opts), reverse=True)
+        count = op.get("count", 1)
+        if count == 1:
+            return scored[0][0], [scored[0][1]]
+        hoard = list(self.v.hoard(victim))
+        picks = []
+        for _ in range(count):
+            cand = [k for k in set(hoard) if self.v.value(victim, k) <= m]
+            if not cand:
+                break
+            k = max(cand, key=lambda k: (self.gain_moves([(j, victim, dst) for j in picks + [k]]), -k))
+            picks.append(k)
+            hoard.remove(k)
+        return self.gain_moves([(k, victim, dst) for k in picks]), picks
+
+    def trade_options(self, op, me, victim):
+        """Yield (gain, take, give) for the legal trades with ``victim``."""
+        val = self.v.value
+        hoard = self.v.hoard(me)
+        if not hoard:
+            return
+        if op.get("give") == "lowest":
+            low = min(val(me, k) for k in hoard)
+            gives = sorted({k for k in hoard if val(me, k) == low})
+        else:
+            gives = sorted(set(hoard))
+        mg = op.get("max_gain", 1 << 30)
+        for t in self.eligible(victim, op.get("max_value", 1 << 30)):
+            for g in gives:
+                if val(me, g) >= val(victim, t) - mg:
+                    yield self.gain_moves([(t, victim, me), (g, me, victim)]), t, g
+
+    def estimate(self, ref, seat=None) -> float:
+        """Utility (for me) of ``seat`` (default me) using ability ``ref`` with its best targets."""
+        me = self.me if seat is None else seat
+        total = 0.0
+        for op in self.ops(ref, me):
+            name = op["op"]
+            if name in ("steal", "break"):
+                dst = me if name == "steal" else None
+                best = None
+                for vic in self.victims(me, op.get("victim", "opponent")):
+                    g, _ = self.best_take(op, me, vic, dst)
+                    if g is not None and (best is None or g > best):
+                        best = g
+                total += best or 0.0
+            elif name == "trade":
+                best = 0.0
+                for vic in self.victims(me, op.get("victim", "opponent")):
+                    for g, _, _ in self.trade_options(op, me, vic):
+                        best = max(best, g)
+                total += best
+            elif name == "salvage":
+                m = op.get("max_value", 1 << 30)
+                opts = [k for k in self.v.trash if self.cs.value[k] <= m]
+                total += max((self.gain_move(k, None, me) for k in opts), default=0.0)
+            elif name == "flip":
+                f = self.flip_gain(me)
+                if op.get("optional"):
+                    f = max(f, 0.0)
+                total += f + (0.8 if op.get("choose_from", 1) > 1 else 0.0)
+            elif name == "foresight":
+                total += self.soft(me, 0.5)
+            elif name == "draw":
+                total += self.soft(me, SOFT_DRAW * op["n"])
+            elif name == "extra_play":
+                total += self.soft(me, 0.2)
+            elif name == "recall":
+                total += self.soft(me, 0.6 if self.v.discard else 0.0)
+            elif name == "pass_left":
+                moves = []
+                for q in range(self.n):
+                    if op.get("skip_you") and q == me:
+                        continue
+                    k = self.lowest(q)
+                    if k is not None:
+                        moves.append((k, q, (q + 1) % self.n))
+                total += self.gain_moves(moves)
+        return total
+
+    def event_gain(self, ev, you) -> float:
+        """Utility change (for me) if event ``ev`` resolves for seat ``you``."""
+        v, n = self.v, self.n
+        total = 0.0
+        for op in self.ops(ev, you):
+            name = op["op"]
+            if name == "break":  # Adventurer Ambush: you break your own cheapest
+                opts = self.eligible(you, op.get("max_value", 1 << 30))
+                if opts:
+                    total += self.gain_move(min(opts, key=lambda k: v.value(you, k)), you, None)
+            elif name == "break_lowest_all":
+                total += self.gain_moves([(self.lowest(q), q, None) for q in range(n) if v.hoard(q)])
+            elif name == "tribute":
+                S = self.S
+                if len(set(S)) > 1:
+                    order = [(you + i) % n for i in range(n)]
+                    giver = next(q for q in order if S[q] == max(S))
+                    taker = next(q for q in order if S[q] == min(S))
+                    k = self.lowest(giver)
+                    if k is not None:
+                        total += self.gain_move(k, giver, taker)
+            elif name == "treasure_map":
+                total += self.avg_treasure_gain(you)
+            elif name == "restrict":
+                total += self.soft(you, -0.7 if v.hand_size(you) else 0.0)
+            elif name == "salvage":
+                opts = v.trash
+                if opts:
+                    best = max(self.cs.value[k] for k in opts)
+                    k = next(k for k in opts if self.cs.value[k] == best)
+                    total += self.gain_move(k, None, you)
+                else:
+                    total += self.soft(you, SOFT_DRAW * op.get("else_draw", 0))
+            elif name == "flip":
+                total += self.flip_gain(you)
+            elif name == "steal":
+                thief = (you - 1) % n if op.get("thief") == "right" else you
+                vic = you if op.get("victim") == "you" else (you - 1) % n
+                if thief != vic:
+                    opts = self.eligible(vic, op.get("max_value", 1 << 30))
+                    if opts:  # the thief takes what is worth most to it
+                        k = max(opts, key=lambda k: (v.value(thief, k), k))
+                        total += self.gain_move(k, vic, thief)
+            elif name == "discard_hand":
+                total += self.soft(you, -SOFT_DRAW * v.hand_size(you))
+            elif name == "draw":
+                total += self.soft(you, SOFT_DRAW * op["n"])
+            elif name == "tire":
+                total += self.soft(you, -SOFT_READY if v.ready(you) else 0.0)
+            elif name == "ready":
+                total += self.soft(you, 0.0 if v.ready(you) else SOFT_READY)
+        return total
+
+    def use_gain(self, trig) -> float:
+        """Utility change (for me) if the card or ability in a 'use' trigger takes effect."""
+        u = trig["user"]
+        owners, picks = trig.get("owners") or [], trig.get("picks") or []
+        if trig.get("use") == "crash":
+            if u != self.me and self.v.current_player == self.me:
+                return -self.agent._stake  # an opponent crashes what I did on my turn
+            return self.soft(u, 1.0) if u != self.me else 1.0
+        total = 0.0
+        for op in self.ops(trig["ability"], u):
+            name = op["op"]
+            if name == "steal" and owners:
+                total += self.gain_moves([(k, owners[0], u) for k in picks])
+            elif name == "break" and owners:
+                total += self.gain_moves([(k, owners[0], None) for k in picks])
+            elif name == "trade" and owners and picks:
+                give = self.lowest(u)
+                moves = [(picks[0], owners[0], u)]
+                if give is not None:
+                    moves.append((give, u, owners[0]))
+                total += self.gain_moves(moves)
+            elif name == "salvage" and picks:
+                total += self.gain_move(picks[0], None, u)
+            elif name in ("steal", "break", "trade", "salvage"):
+                continue
+            else:
+                total += self.estimate_op_soft(op, u)
+        return total
+
+    def estimate_op_soft(self, op, u) -> float:
+        name = op["op"]
+        if name == "flip":
+            return self.flip_gain(u) + (self.soft(u, 0.8) if op.get("choose_from", 1) > 1 else 0.0)
+        if name == "draw":
+            return self.soft(u, SOFT_DRAW * op["n"])
+        if name in ("foresight", "recall", "extra_play"):
+            return self.soft(u, 0.5)
+        if name == "pass_left":
+            moves = []
+            for q in range(self.n):
+                if op.get("skip_you") and q == u:
+                    continue
+                k = self.lowest(q)
+                if k is not None:
+                    moves.append((k, q, (q + 1) % self.n))
+            return self.gain_moves(moves)
+        return 0.0
+
+    # -- decisions -------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        purpose = self.p["purpose"]
+        fn = getattr(self, "d_" + purpose, None)
+        if fn is None:
+            return self.p["choices"][0]
+        return fn(self.p["choices"], self.p["context"])
+
+    def d_main(self, choices, ctx):
+        lay, cs, v, me = self.lay, self.cs, self.v, self.me
+        ready_type = v.dragon(me).ready_type
+        plays, discards = [], []
+        for a in choices:
+            if lay.PLAY <= a < lay.INNATE_PLAY:
+                plays.append(a)
+            elif lay.DISCARD <= a < lay.SEAT:
+                discards.append(a)
+        # 1. the innate play, when it gains more than a ready dragon is worth
+        if lay.INNATE_PLAY in choices:
+            gain = self.estimate(["innate", v.dragon_index(me), "play"])
+            can_reready = any(cs.card(k).type == ready_type and cs.card(k).kind == "play"
+                              for k in v.hand) and v.cards_left(me) > 0
+            cost = 0.3 if can_reready else 1.2
+            if gain > cost:
+                return lay.INNATE_PLAY
+        # 2. the best Hijinks card, when it gains clearly more than keeping it
+        best, best_a = None, None
+        for a in plays:
+            k = a - lay.PLAY + cs.first_hijinks
+            ab = cs.card(k)
+            g = self.estimate(k)
+            if ab.type == ready_type and not v.ready(me):
+                g += SOFT_READY
+            if ab.type == "draw" and v.cards_left(me) > 0:
+                g += 0.3 * len(plays)  # Sunny Side Up: more cards and another play
+            margin = g - 0.45 * self.keep(k)
+            if margin > 0.25 and (best is None or margin > best):
+                best, best_a = margin, a
+        if best_a is not None:
+            self.agent._stake = max(1.0, best + 0.45 * self.keep(best_a - lay.PLAY + cs.first_hijinks))
+            return best_a
+        # 3. cycle the least useful card, else pass
+        if discards:
+            worst = min(discards, key=lambda a: (self.keep(a - lay.DISCARD + cs.first_hijinks), a))
+            if self.keep(worst - lay.DISCARD + cs.first_hijinks) < 1.25:
+                return worst
+        return lay.END
+
+    def crash_cost(self, a) -> float:
+        lay, cs, v, me = self.lay, self.cs, self.v, self.me
+        if a == lay.INNATE_CRASH:
+            rt = v.dragon(me).ready_type
+            has = any(cs.card(k).type == rt for k in v.hand)
+            return 0.6 if has else 1.0
+        k = a - lay.PLAY + cs.first_hijinks
+        cost = 0.5 * self.keep(k)
+        if v.current_player == me and v.cards_left(me) > 0:
+            # crashing on my own turn uses my card for the turn
+            best = 0.0
+            for h in set(v.hand):
+                if h != k and cs.card(h).kind == "play":
+                    best = max(best, self.estimate(h) - 0.45 * self.keep(h))
+            cost += best
+        return cost
+
+    def crash_benefit(self, a, trig) -> float:
+        lay, cs, v, me = self.lay, self.cs, self.v, self.me
+        if a == lay.INNATE_CRASH:
+            ref = ["innate", v.dragon_index(me), "crash"]
+        else:
+            ref = a - lay.PLAY + cs.first_hijinks
+        ab = self.ability(ref)
+        total = 0.0
+        on = trig["on"]
+        for op in ab.ops(self.dragon_aff[me]):
+            name = op["op"]
+            if name == "nullify":
+                total -= self.event_gain(trig["card"], trig["flipper"])
+            elif name == "redirect_event":
+                f = trig["flipper"]
+                if op.get("to") == "choice":
+                    new = max((q for q in range(self.n) if q != f),
+                              key=lambda q: (self.event_gain(trig["card"], q), -q))
+                else:
+                    new = (f + 1) % self.n
+                total += self.event_gain(trig["card"], new) - self.event_gain(trig["card"], f)
+            elif name == "redirect_treasure":
+                k = trig["card"]
+                total += self.gain_move(k, None, me) - self.gain_move(k, None, trig["to"])
+            elif name == "cancel":
+                total -= self.use_gain(trig) if on == "use" else 0.0
+            elif name == "swap_target":
+                g = self.use_gain(trig)
+                picks = list(trig.get("picks") or [])
+                spare = [k for k in v.hoard(me) if k not in picks]
+                if spare and picks:
+                    u = trig["user"]
+                    steal = self.ability(trig["ability"]).type == "steal"
+                    dst = u if steal else None
+                    sw = min(spare, key=lambda k: -self.gain_move(k, me, dst))
+                    mine = max(picks, key=lambda k: v.value(me, k))
+                    new_picks = [sw if k == mine else k for k in picks]
+                    g2 = self.gain_moves([(k, me, dst) for k in new_picks])
+                    total += g2 - g
+            elif name == "divert_break":
+                owners = trig.get("owners") or []
+                if owners:
+                    total += sum(self.gain_move(k, owners[0], me) - self.gain_move(k, owners[0], None)
+                                 for k in trig.get("picks") or [])
+            elif name == "draw":
+                total += SOFT_DRAW * op["n"]
+            elif name == "tire" and on == "use":
+                u = trig["user"]
+                total += self.soft(u, -SOFT_READY if v.ready(u) else 0.0)
+        if ab.type == v.dragon(me).ready_type and not v.ready(me) and a != lay.INNATE_CRASH:
+            total += SOFT_READY
+        return total
+
+    def d_crash(self, choices, ctx):
+        trig = ctx["trigger"]
+        self.agent._trigger = trig
+        best, best_a = 0.0, self.lay.END
+        for a in choices:
+            if a == self.lay.END:
+                continue
+            margin = self.crash_benefit(a, trig) - self.crash_cost(a)
+            if margin > best:
+                best, best_a = margin, a
+        return best_a
+
+    # -- targets -------------------------------------------------------------------------------
+
+    def _op_of(self, ctx, names):
+        ref = ctx.get("ability")
+        actor = ctx.get("actor", self.me)
+        if ref is None:
+            return {}
+        for op in self.ops(ref, actor if isinstance(ref, list) or not self.cs.is_event(ref)
+                           else self.me):
+            if op["op"] in names:
+                return op
+        return {}
+
+    def _seat(self, a):
+        return (self.me + a - self.lay.SEAT) % self.n
+
+    def _kind(self, a):
+        return a - self.lay.TREASURE
+
+    def d_steal_from(self, choices, ctx):
+        op = self._op_of(ctx, ("steal",))
+        return max(choices, key=lambda a: ((self.best_take(op, self.me, self._seat(a), self.me)[0]
+                                            or -99), -a))
+
+    def d_break_from(self, choices, ctx):
+        op = self._op_of(ctx, ("break",))
+        return max(choices, key=lambda a: ((self.best_take(op, self.me, self._seat(a), None)[0]
+                                            or -99), -a))
+
+    def d_trade_from(self, choices, ctx):
+        op = self._op_of(ctx, ("trade",))
+        return max(choices, key=lambda a: (max((g for g, _, _ in self.trade_options(
+            op, self.me, self._seat(a))), default=-99), -a))
+
+    def d_steal_pick(self, choices, ctx):
+        vic = ctx.get("target")
+        best = max((a for a in choices if a != self.lay.END),
+                   key=lambda a: (self.gain_moves([(k, vic, self.me) for k in ctx.get("picks", [])]
+                                                  + [(self._kind(a), vic, self.me)]), -a))
+        if self.lay.END in choices and self.gain_move(self._kind(best), vic, self.me) <= 0:
+            return self.lay.END
+        return best
+
+    def d_break_pick(self, choices, ctx):
+        vic = ctx.get("target")
+        return max(choices, key=lambda a: (self.gain_move(self._kind(a), vic, None)
+                                           if a != self.lay.END else 0.0, -a))
+
+    def d_trade_take(self, choices, ctx):
+        op = self._op_of(ctx, ("trade",))
+        vic = ctx.get("target")
+        best = {}
+        for g, t, _ in self.trade_options(op, self.me, vic):
+            best[t] = max(best.get(t, -99.0), g)
+        return max(choices, key=lambda a: (best.get(self._kind(a), -99.0), -a))
+
+    def d_trade_give(self, choices, ctx):
+        vic = ctx.get("target")
+        take = (ctx.get("picks") or [None])[0]
+        return max(choices, key=lambda a: (self.gain_moves(
+            ([(take, vic, self.me)] if take is not None else []) + [(self._kind(a), self.me, vic)]), -a))
+
+    def d_salvage_pick(self, choices, ctx):
+        return max(choices, key=lambda a: (self.gain_move(self._kind(a), None, self.me), -a))
+
+    def d_swap_pick(self, choices, ctx):
+        trig = self.agent._trigger or {}
+        u = trig.get("user")
+        steal = trig.get("ability") is not None and self.ability(trig["ability"]).type == "steal"
+        dst = u if steal else None
+        return max(choices, key=lambda a: (self.gain_move(self._kind(a), self.me, dst), -a))
+
+    def d_pass_pick(self, choices, ctx):
+        left = (self.me + 1) % self.n
+        return max(choices, key=lambda a: (self.gain_move(self._kind(a), self.me, left), -a))
+
+    def d_tribute_pick(self, choices, ctx):
+        taker = ctx.get("target")
+        return max(choices, key=lambda a: (self.gain_move(self._kind(a), self.me, taker), -a))
+
+    def d_raid_pick(self, choices, ctx):
+        return choices[0]
+
+    def d_redirect_to(self, choices, ctx):
+        trig = self.agent._trigger or {}
+        ev = trig.get("card")
+        if ev is None or not self.cs.is_event(ev):
+            return max(choices, key=lambda a: (self.S[self._seat(a)], -a))
+        return max(choices, key=lambda a: (self.event_gain(ev, self._seat(a)), -a))
+
+    def d_recall_pick(self, choices, ctx):
+        return max(choices, key=lambda a: (self.keep(a - self.lay.PLAY + self.cs.first_hijinks), -a))
+
+    def card_gain(self, k, seat) -> float:
+        if self.cs.is_treasure(k):
+            return self.gain_move(k, None, seat)
+        return self.event_gain(k, seat)
+
+    def d_flip_or_not(self, choices, ctx):
+        known = self.v.known_top
+        g = self.card_gain(known[0], self.me) if known else self.flip_gain(self.me)
+        return self.lay.OPTION if g > 0 and self.lay.OPTION in choices else self.lay.END
+
+    def d_resolve_which(self, choices, ctx):
+        shown = ctx.get("shown", [])
+        return max(choices, key=lambda a: (self.card_gain(shown[a - self.lay.OPTION], self.me), -a))
+
+    def d_bottom(self, choices, ctx):
+        shown = list(ctx.get("shown", []))
+        n, cur = self.n, self.v.current_player
+        flippers = [(cur + 1 + i) % n for i in range(len(shown))]
+        unknown = [self.flip_gain(q) for q in flippers]
+
+        def total(order):
+            return sum(self.card_gain(k, flippers[i]) if k is not None else unknown[i]
+                       for i, k in enumerate(order))
+
+        def after(a):
+            if a == self.lay.END:
+                return shown
+            j = a - self.lay.OPTION
+            return [k for i, k in enumerate(shown) if i != j] + [None]
+
+        return max(choices, key=lambda a: (total(after(a)), a == self.lay.END, -a))

@@ -1,0 +1,170 @@
+"""Balance report: many games between identical bots, the figures cards.md ("Balance targets") asks for.
+
+    python benchmarks/balance.py                         # heuristic bots, 2, 3 and 4 players
+    python benchmarks/balance.py --agent random --games 2000 --players 2 4 --jobs 2
+
+For each player count it prints: the rate of games ended by an empty Havok deck, each dragon's win
+rate (seats and dragons rotated: the games cycle through every ordered choice of dragons, and the
+engine draws the first player at random), the first player's win rate (its advantage over fair),
+the draw rate, and the median game length in turns and in decisions. A draw counts as a shared
+win (1/k to each of the k tied leaders), so the dragons' rates sum to 100%. Intervals are 95% Wilson.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import os
+import statistics
+import sys
+import time
+from multiprocessing import Pool
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from agents import make_agent  # noqa: E402
+from havok_env.cards import default_cards  # noqa: E402
+from havok_env.engine import Game  # noqa: E402
+from havok_env.observe import Observer  # noqa: E402
+from havok_env.view import SeatView  # noqa: E402
+
+TARGETS = {2: 0.03, 3: None, 4: 0.10}  # max empty-deck rate per player count (cards.md)
+
+
+def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for k successes in n trials."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def dragon_orders(n: int) -> list[tuple[str, ...]]:
+    names = [d.name for d in default_cards().dragons]
+    return list(itertools.permutations(names, n))
+
+
+def play(agents: list, seed: int, dragons) -> dict:
+    """One game with the bare engine (as agents.runner.play_game), also noting the first player."""
+    n = len(agents)
+    game = Game(n, dragons, seed=seed)
+    first = game.current_player
+    observer = Observer(game.cards)
+    views = [SeatView(game, i) for i in range(n)]
+    for i, agent in enumerate(agents):
+        agent.reset(i, n, seed=(seed * 1_000_003 + i) & ((1 << 63) - 1))
+    decisions = 0
+    while not game.is_over:
+        seat = game.to_act
+        obs, mask = observer.observe(game, seat)
+        game.apply(int(agents[seat].act(obs, mask, views[seat])))
+        decisions += 1
+    r = game.result
+    return {"winners": r["winners"], "reason": r["reason"], "scores": r["scores"], "first": first,
+            "turns": game.s.turn, "decisions": decisions,
+            "dragons": [game.dragon(i).name for i in range(n)]}
+
+
+def _job(args):
+    specs, seed, dragons = args
+    agents = [make_agent(s) for s in specs]
+    rec = play(agents, seed, dragons)
+    rec["specs"] = list(specs)
+    return rec
+
+
+def run_games(jobs: list, workers: int) -> list[dict]:
+    if workers <= 1:
+        return [_job(j) for j in jobs]
+    with Pool(workers) as pool:
+        return pool.map(_job, jobs, chunksize=max(1, len(jobs) // (workers * 8)))
+
+
+def balance(agent: str, n: int, games: int, seed: int, workers: int) -> dict:
+    orders = dragon_orders(n)
+    jobs = [([agent] * n, seed + g, list(orders[g % len(orders)])) for g in range(games)]
+    t = time.time()
+    recs = run_games(jobs, workers)
+    names = [d.name for d in default_cards().dragons]
+    played = {d: 0 for d in names}
+    won = {d: 0.0 for d in names}
+    first_won = 0.0
+    empty = draws = 0
+    for r in recs:
+        share = 1.0 / len(r["winners"])
+        for i, d in enumerate(r["dragons"]):
+            played[d] += 1
+            if i in r["winners"]:
+                won[d] += share
+        if r["first"] in r["winners"]:
+            first_won += share
+        empty += r["reason"] == "havok_empty"
+        draws += len(r["winners"]) > 1
+    return {
+        "agent": agent, "players": n, "games": games, "seconds": time.time() - t,
+        "empty": empty, "draws": draws, "first_won": first_won,
+        "dragons": {d: (won[d], played[d]) for d in names if played[d]},
+        "turns": statistics.median(r["turns"] for r in recs),
+        "decisions": statistics.median(r["decisions"] for r in recs),
+        "mean_turns": statistics.mean(r["turns"] for r in recs),
+    }
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def report(res: dict) -> str:
+    n, g = res["players"], res["games"]
+    fair = 1.0 / n
+    lines = [f"## {n} players: {g} games of {res['agent']} bots ({res['seconds']:.0f} s)", ""]
+    lo, hi = wilson(res["empty"], g)
+    tgt = TARGETS.get(n)
+    verdict = "" if tgt is None else (" — target < " + pct(tgt) + (": met" if res["empty"] / g < tgt
+                                                                   else ": NOT met"))
+    lines.append(f"- ended by an empty Havok deck: {pct(res['empty'] / g)} "
+                 f"[{pct(lo)}, {pct(hi)}]{verdict}")
+    lo, hi = wilson(res["first_won"], g)
+    lines.append(f"- first player's win rate: {pct(res['first_won'] / g)} [{pct(lo)}, {pct(hi)}] "
+                 f"(fair {pct(fair)}; advantage {100 * (res['first_won'] / g - fair):+.1f} points)")
+    lines.append(f"- draws: {pct(res['draws'] / g)}")
+    lines.append(f"- median game length: {res['turns']:g} turns (mean {res['mean_turns']:.1f}), "
+                 f"{res['decisions']:g} decisions")
+    lines.append("")
+    lines.append(f"| dragon | games | win rate | 95% CI | vs fair ({pct(fair)}) |")
+    lines.append("|---|---|---|---|---|")
+    ok = True
+    for d, (w, p) in res["dragons"].items():
+        lo, hi = wilson(w, p)
+        dev = 100 * (w / p - fair)
+        ok &= abs(dev) <= 5
+        lines.append(f"| {d} | {p} | {pct(w / p)} | [{pct(lo)}, {pct(hi)}] | {dev:+.1f} |")
+    lines.append("")
+    lines.append(f"- every dragon within ±5 points of fair: {'yes' if ok else 'NO'}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--agent", default="heuristic", help="bot for every seat: random or heuristic "
+                    "(any make_agent spec works)")
+    ap.add_argument("--games", type=int, default=4000, help="games per player count (default 4000)")
+    ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
+    ap.add_argument("--seed", type=int, default=1, help="first game seed (game g uses seed + g)")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    args = ap.parse_args(argv)
+    print(f"# Balance report\n\ncommand: python benchmarks/balance.py --agent {args.agent} "
+          f"--games {args.games} --players {' '.join(map(str, args.players))} --seed {args.seed}\n")
+    for n in args.players:
+        print(report(balance(args.agent, n, args.games, args.seed, args.jobs)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

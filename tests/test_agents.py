@@ -1,0 +1,184 @@
+"""Scripted bots: legal play, determinism under a seed, no peeking, the search budget."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from agents import make_agent, play_game
+from agents.heuristic import HeuristicAgent
+from agents.random_agent import RandomAgent
+from agents.search import SearchAgent
+from havok_env.engine import Game
+from havok_env.observe import Observer
+from havok_env.view import SeatView
+
+FAST_SEARCH = 12  # simulations per decision for the search bot in tests
+
+
+def bots():
+    return {"random": lambda: RandomAgent(), "heuristic": lambda: HeuristicAgent(),
+            "search": lambda: SearchAgent(simulations=FAST_SEARCH)}
+
+
+class Checked:
+    """Wraps an agent; asserts every action it returns is legal and the view agrees with the mask."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.calls = 0
+
+    def reset(self, seat, num_players, seed=None):
+        self.seat = seat
+        self.agent.reset(seat, num_players, seed)
+
+    def act(self, obs, mask, view):
+        legal = set(np.flatnonzero(mask).tolist())
+        assert legal == set(view.legal_actions())
+        a = self.agent.act(obs, mask, view)
+        assert isinstance(a, int) and a in legal, (a, legal)
+        self.calls += 1
+        return a
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic", "search"])
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_bots_play_only_legal_actions(name, n):
+    games = {"random": 6, "heuristic": 6, "search": 1}[name]
+    for seed in range(games):
+        agents = [Checked(bots()[name]()) for _ in range(n)]
+        rec = play_game(agents, seed=seed + 31 * n)
+        assert rec["result"] is not None
+        assert sum(a.calls for a in agents) == rec["decisions"]
+
+
+def test_mixed_table_plays_to_the_end():
+    for seed in range(4):
+        agents = [Checked(make_agent(s)) for s in ("random", "heuristic", "search:8", "heuristic")]
+        assert play_game(agents, seed=seed)["result"] is not None
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic", "search"])
+def test_same_seed_same_game(name):
+    seeds = [3, 4] if name == "search" else [3, 4, 5, 6]
+    for seed in seeds:
+        runs = [play_game([bots()[name]() for _ in range(2)], seed=seed)["actions"] for _ in range(2)]
+        assert runs[0] == runs[1]
+
+
+def test_random_agent_depends_on_its_seed():
+    a = [play_game([RandomAgent(), RandomAgent()], seed=s)["actions"] for s in range(6)]
+    assert len({tuple(x) for x in a}) > 1
+    mask = np.zeros(40, dtype=np.int8)
+    mask[[0, 5, 9, 17]] = 1
+    picks = set()
+    for seed in range(40):
+        r = RandomAgent()
+        r.reset(0, 2, seed)
+        picks.add(r.act(None, mask, None))
+    assert picks == {0, 5, 9, 17}
+
+
+# -- no peeking ---------------------------------------------------------------------------------
+
+
+def positions(n, games, per_game, seed0=0):
+    """Positions (games paused at a decision with several choices) reached by heuristic play."""
+    out = []
+    for gi in range(games):
+        g = Game(n, seed=seed0 + gi)
+        bots_ = [HeuristicAgent() for _ in range(n)]
+        views = [SeatView(g, i) for i in range(n)]
+        rng = random.Random(gi)
+        stops = set(rng.sample(range(60), per_game))
+        i = 0
+        while not g.is_over:
+            p = g.to_act
+            if i in stops and len(g.legal_actions()) > 1:
+                out.append(g.clone())
+            g.apply(bots_[p].choose(views[p]))
+            i += 1
+    return out
+
+
+def perturb(game, seat, rng):
+    """A copy of ``game`` with everything ``seat`` cannot see changed: the other hands and the
+    Hijinks deck reshuffled together, the unseen part of the Havok deck reshuffled, a new seed."""
+    snap = game.snapshot()
+    players = snap["players"]
+    others = [q for q in range(len(players)) if q != seat]
+    pool = list(snap["hijinks_deck"])
+    for q in others:
+        pool += players[q]["hand"]
+    rng.shuffle(pool)
+    for q in others:
+        size = len(players[q]["hand"])
+        players[q]["hand"], pool = pool[:size], pool[size:]
+    snap["hijinks_deck"] = pool
+    k = len(players[seat]["known_top"])
+    rest = snap["havok_deck"][k:]
+    rng.shuffle(rest)
+    snap["havok_deck"] = snap["havok_deck"][:k] + rest
+    for q in others:
+        players[q]["known_top"] = snap["havok_deck"][: len(players[q]["known_top"])]
+    snap["rng"] = rng.getrandbits(64)
+    return Game.from_snapshot(snap)
+
+
+def choice(agent, game, seat, seed):
+    agent.reset(seat, game.num_players, seed)
+    obs, mask = Observer(game.cards).observe(game, seat)
+    return agent.act(obs, mask, SeatView(game, seat)), obs
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic", "search"])
+def test_no_peeking(name):
+    """Changing what the deciding seat cannot see does not change what a bot chooses."""
+    rng = random.Random(7)
+    games, per_game = (6, 2) if name == "search" else (16, 5)
+    tried = changed = 0
+    for n in (2, 4):
+        for g in positions(n, games, per_game, seed0=100 * n):
+            seat = g.to_act
+            h = perturb(g, seat, rng)
+            assert h.pending["purpose"] == g.pending["purpose"]
+            assert h.legal_actions() == g.legal_actions()
+            a, obs_a = choice(bots()[name](), g, seat, seed=11)
+            b, obs_b = choice(bots()[name](), h, seat, seed=11)
+            assert np.array_equal(obs_a, obs_b)  # the perturbation is invisible to the seat
+            assert a == b, (g.pending["purpose"], g.action_label(a), h.action_label(b))
+            tried += 1
+            changed += h.s.hands != g.s.hands or h.s.havok != g.s.havok
+    assert tried >= 10 and changed >= tried // 2
+
+
+# -- the search budget ---------------------------------------------------------------------------
+
+
+def test_search_budget_is_rollouts_per_decision():
+    for sims in (1, 10, 30):
+        g = positions(2, 3, 6, seed0=5)[0]
+        seat = g.to_act
+        bot = SearchAgent(simulations=sims)
+        bot.reset(seat, 2, 1)
+        bot.choose(SeatView(g, seat))
+        k = len(g.legal_actions())
+        assert bot.stats["rollouts"] == max(1, sims // k) * k
+    assert make_agent("search:7").simulations == 7
+    assert make_agent("search").simulations is None  # the per-player-count default
+    auto = SearchAgent()
+    auto.reset(0, 4, 0)
+    assert auto.budget == 32
+    with pytest.raises(ValueError):
+        SearchAgent(simulations=0)
+
+
+def test_search_does_not_change_the_real_game():
+    g = positions(3, 3, 6, seed0=9)[0]
+    before = g.snapshot()
+    bot = SearchAgent(simulations=20)
+    bot.reset(g.to_act, 3, 0)
+    bot.choose(SeatView(g, g.to_act))
+    assert g.snapshot() == before
