@@ -15,54 +15,12 @@ from .heuristic import HeuristicAgent
 DEFAULT_BUDGET = {2: 96, 3: 52, 4: 32}
 
 
-def determinize(view, rng: random.Random):
-    """A full game consistent with what ``view``'s seat knows, sampled with ``rng``.
-
-    Uses :meth:`SeatView.determinize` (others' hands, the Hijinks deck, the unseen part of the
-    Havok deck, hidden crash declarations and the game's generator are resampled), then re-deals
-    the hidden cards from a *sorted* pool, so the sample depends only on what the seat knows and on
-    ``rng``, never on the order the hidden cards happened to be in (the view shuffles a pool built
-    in the true hidden order; a uniform sample either way, but not reproducible across positions
-    that differ only in hidden information).
-    """
-    g = view.determinize(rng)
-    s, me, n = g.s, view.seat, view.num_players
-    others = [q for q in range(n) if q != me]
-    pool = sorted(s.hijinks + [k for q in others for k in s.hands[q]])
-    rng.shuffle(pool)
-    for q in others:
-        size = len(s.hands[q])
-        s.hands[q], pool = pool[:size], pool[size:]
-    s.hijinks = pool
-    k = len(s.known[me])
-    rest = sorted(s.havok[k:])
-    rng.shuffle(rest)
-    s.havok = s.havok[:k] + rest
-    for q in others:
-        s.known[q] = s.havok[: len(s.known[q])]
-    # An open crash window lists the seats still to be asked with their crash choices, computed
-    # from the true hands when it opened (which seats could crash is itself hidden): rebuild that
-    # part from the sampled hands, over every seat after the one being asked, in turn order.
-    seq = [(s.current + i) % n for i in range(n)]
-    for fr in s.stack:
-        if fr["f"] != "window" or fr["order"] is None:
-            continue
-        asked = fr["order"][: fr["i"] + 1]
-        after = seq[seq.index(asked[-1][0]) + 1:] if asked else seq
-        rest = []
-        for q in after:
-            choices = g.crash_choices(q, fr["trig"])
-            if choices:
-                rest.append([q, choices])
-        fr["order"] = asked + rest
-    return g
-
-
 class SearchAgent(Agent):
     """Determinized ("perfect information") Monte Carlo search over the current decision.
 
     For each of ``simulations // len(legal)`` sampled worlds (at least one), the seat's hidden
-    information is filled in at random consistently with what it knows (:func:`determinize`:
+    information is filled in at random consistently with what it knows
+    (:meth:`SeatView.determinize`:
     opponents' hands, Hijinks deck order, unseen Havok deck order, the game's random generator).
     Every legal action is tried in the *same* world (common random numbers, so the comparison
     between actions is paired and far less noisy) and the game is played out to the end with
@@ -121,7 +79,7 @@ class SearchAgent(Agent):
         values = {a: [] for a in legal}
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         for _ in range(worlds):
-            world = determinize(view, self.rng)
+            world = view.determinize(self.rng)
             for a in legal:
                 g = world.clone()
                 g.apply(a)

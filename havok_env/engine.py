@@ -522,7 +522,7 @@ class Game:
             t = fr["t"]
             owners = [t["victim"]] if t.get("picks") and "victim" in t else []
             trig = {"on": "use", "frame": len(s.stack) - 1, "user": user, "use": fr["use"],
-                    "type": ab.type, "owners": owners, "picks": list(t.get("picks", ())),
+                    "type": ab.type, "owners": owners, "picks": list(t.get("picks", ())), "give": t.get("give"),
                     "ability": fr["ability"]}
             s.stack.append({"f": "window", "trig": trig, "order": None, "i": 0, "decl": []})
             return CONTINUE

@@ -148,33 +148,40 @@ class SeatView:
     # -- search support -----------------------------------------------------------------------
 
     def determinize(self, rng: random.Random):
-        """A full game that agrees with everything this seat knows; the hidden rest is sampled."""
+        """A full game that agrees with everything this seat knows; the hidden rest is sampled.
+
+        Other hands, the Hijinks deck, the unseen part of the Havok deck, hidden crash
+        declarations and choices, and the game's generator are resampled. The hidden cards are
+        pooled in sorted order before shuffling, so the sample depends only on what the seat knows
+        and on ``rng``.
+        """
         g = self._game.clone()
         s, me, n = g.s, self.seat, self.num_players
         others = [q for q in range(n) if q != me]
-        pool = list(s.hijinks)
-        for q in others:
-            pool.extend(s.hands[q])
+        pool = sorted(s.hijinks + [k for q in others for k in s.hands[q]])
         rng.shuffle(pool)
         for q in others:
             size = len(s.hands[q])
             s.hands[q], pool = pool[:size], pool[size:]
         s.hijinks = pool
         k = len(s.known[me])
-        rest = s.havok[k:]
+        rest = sorted(s.havok[k:])
         rng.shuffle(rest)
         s.havok = s.havok[:k] + rest
         for q in others:
             s.known[q] = s.havok[: len(s.known[q])]
         s.rng = rng.getrandbits(64)
+        turn_order = [(s.current + i) % n for i in range(n)]
         for fr in s.stack:
-            if fr["f"] == "window":  # others' declarations are hidden until the window closes
+            if fr["f"] == "window":
+                # Others' declarations are hidden until the window closes, and so is which seats
+                # could crash: the seats still to be asked are re-derived from the sampled hands.
                 fr["decl"] = [d for d in fr["decl"] if d[0] == me]
-                if fr["order"] is not None:  # who is still to be asked follows the new hands
-                    asked, rest = fr["order"][: fr["i"] + 1], fr["order"][fr["i"] + 1:]
-                    for entry in rest:
-                        entry[1] = g.crash_choices(entry[0], fr["trig"])
-                    fr["order"] = asked + [e for e in rest if e[1]]
+                if fr["order"] is not None:
+                    asked = fr["order"][: fr["i"] + 1]
+                    after = turn_order[turn_order.index(asked[-1][0]) + 1:] if asked else turn_order
+                    fr["order"] = asked + [[q, c] for q in after
+                                           if (c := g.crash_choices(q, fr["trig"]))]
             chosen = fr.get("o", {}).get("chosen")
             if chosen:  # Tidal Shift choices are hidden until everyone has chosen
                 for c in chosen:
