@@ -2,10 +2,11 @@
 
 Both environments are driven the same way in the same process: ``env()`` with its standard
 wrappers, observation and action mask read at every step (as a learner needs them), a uniformly
-random legal action. Reports steps/s and games/s for each and the ratio, plus the bare engine's
+random legal action. They take turns in short time slices, so a busy machine slows both alike and
+the ratio stays fair. Reports steps/s and games/s for each and the ratio, plus the bare engine's
 decisions/s (no observations).
 
-    python benchmarks/throughput.py [--seconds 10] [--players 2 4]
+    python benchmarks/throughput.py [--seconds 20] [--players 2 4]
 """
 
 from __future__ import annotations
@@ -17,32 +18,41 @@ import time
 import numpy as np
 
 
-def run_aec(make_env, seconds: float, seed: int = 0) -> tuple[float, float]:
-    """Steps/s and games/s of random legal play for ``seconds`` of wall time."""
-    env = make_env()
-    rng = random.Random(seed)
-    steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        env.reset(seed=rng.getrandbits(31))
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.randrange(len(legal))])
-            env.step(action)
-            steps += 1
-        games += 1
-    elapsed = time.perf_counter() - start
-    return steps / elapsed, games / elapsed
+def play_one(env, rng: random.Random) -> int:
+    """One game of random legal play; returns the number of steps."""
+    env.reset(seed=rng.getrandbits(31))
+    steps = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            action = None
+        else:
+            legal = np.flatnonzero(obs["action_mask"])
+            action = int(legal[rng.randrange(len(legal))])
+        env.step(action)
+        steps += 1
+    return steps
 
 
-def run_engine(num_players: int, seconds: float, seed: int = 0) -> float:
+def interleaved(makers: dict, seconds: float, slice_s: float = 0.2) -> dict:
+    """{name: (steps/s, games/s)}, each env run in alternating slices for ``seconds`` in all."""
+    runs = {name: {"env": make(), "rng": random.Random(0), "steps": 0, "games": 0, "time": 0.0}
+            for name, make in makers.items()}
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for run in runs.values():
+            start = time.perf_counter()
+            while time.perf_counter() - start < slice_s:
+                run["steps"] += play_one(run["env"], run["rng"])
+                run["games"] += 1
+            run["time"] += time.perf_counter() - start
+    return {name: (r["steps"] / r["time"], r["games"] / r["time"]) for name, r in runs.items()}
+
+
+def engine_rate(num_players: int, seconds: float) -> float:
     from havok_env.engine import Game
 
-    rng = random.Random(seed)
+    rng = random.Random(0)
     decisions = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -56,7 +66,7 @@ def run_engine(num_players: int, seconds: float, seed: int = 0) -> float:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=10.0, help="wall time per measurement")
+    ap.add_argument("--seconds", type=float, default=20.0, help="wall time per player count")
     ap.add_argument("--players", type=int, nargs="+", default=[2, 4])
     args = ap.parse_args(argv)
 
@@ -66,14 +76,15 @@ def main(argv=None):
     print(f"{'env':<26}{'players':>8}{'steps/s':>12}{'games/s':>10}")
     ratios = {}
     for n in args.players:
-        ours = run_aec(lambda: havok_env.env(num_players=n), args.seconds)
-        peer = run_aec(lambda: texas_holdem_v4.env(num_players=n), args.seconds)
-        ratios[n] = ours[0] / peer[0]
-        print(f"{'havok_hijinks_v0':<26}{n:>8}{ours[0]:>12,.0f}{ours[1]:>10,.1f}")
-        print(f"{'texas_holdem_v4':<26}{n:>8}{peer[0]:>12,.0f}{peer[1]:>10,.1f}")
+        res = interleaved({"havok_hijinks_v0": lambda: havok_env.env(num_players=n),
+                           "texas_holdem_v4": lambda: texas_holdem_v4.env(num_players=n)},
+                          args.seconds)
+        for name, (steps, games) in res.items():
+            print(f"{name:<26}{n:>8}{steps:>12,.0f}{games:>10,.1f}")
+        ratios[n] = res["havok_hijinks_v0"][0] / res["texas_holdem_v4"][0]
     for n in args.players:
-        eng = run_engine(n, args.seconds)
-        print(f"{'havok engine (no obs)':<26}{n:>8}{eng:>12,.0f} decisions/s")
+        print(f"{'havok engine (no obs)':<26}{n:>8}{engine_rate(n, args.seconds / 4):>12,.0f} "
+              "decisions/s")
     for n, r in ratios.items():
         print(f"ratio havok_hijinks_v0 / texas_holdem_v4 steps/s, {n} players: {r:.2f}x")
 
