@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import os
 import statistics
 import sys
@@ -30,19 +29,9 @@ from havok_env.cards import default_cards  # noqa: E402
 from havok_env.engine import Game  # noqa: E402
 from havok_env.observe import Observer  # noqa: E402
 from havok_env.view import SeatView  # noqa: E402
+from agents.stats import wilson  # noqa: E402
 
 TARGETS = {2: 0.03, 3: None, 4: 0.10}  # max empty-deck rate per player count (cards.md)
-
-
-def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval for k successes in n trials."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 def dragon_orders(n: int) -> list[tuple[str, ...]]:

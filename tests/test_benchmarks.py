@@ -1,0 +1,26 @@
+"""The benchmark scripts run end to end (their figures come from full runs, not from tests)."""
+
+import runpy
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).parent.parent / "benchmarks"
+
+
+def run_script(name, args, monkeypatch):
+    monkeypatch.setattr(sys, "argv", [str(BENCH / name), *args])
+    monkeypatch.syspath_prepend(str(BENCH))
+    runpy.run_path(str(BENCH / name), run_name="__main__")
+
+
+def test_throughput_prints_ratios(monkeypatch, capsys):
+    run_script("throughput.py", ["--seconds", "0.5", "--players", "2"], monkeypatch)
+    out = capsys.readouterr().out
+    assert "texas_holdem_v4" in out and "ratio havok_hijinks_v0 / texas_holdem_v4" in out
+
+
+def test_balance_report_runs(monkeypatch, capsys):
+    run_script("balance.py", ["--agent", "random", "--games", "24", "--players", "2", "--jobs", "1"],
+               monkeypatch)
+    out = capsys.readouterr().out
+    assert "Ruby" in out and "Havok deck" in out
