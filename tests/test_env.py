@@ -211,3 +211,11 @@ def test_docstring_tables_match_the_layout():
         span = f"{first}" if count == 1 else f"{first}-{first + count - 1}"
         assert re.search(rf"\|\s*{span}\s*\|", doc), span
     assert raw_env.metadata["name"] == "havok_hijinks_v0"
+
+
+def test_core_env_and_bots_import_without_torch():
+    import subprocess
+
+    code = ("import sys, havok_env, havok_env.wrappers, agents.heuristic, agents.search; "
+            "sys.exit('torch' in sys.modules or 'stable_baselines3' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
