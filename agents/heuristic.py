@@ -56,11 +56,13 @@ class HeuristicAgent(Agent):
         self.seat = 0
         self._trigger = None
         self._stake = 1.5
+        self._static = None
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         self.seat = seat
         self._trigger = None
         self._stake = 1.5
+        self._static = None
 
     def act(self, observation, action_mask, view) -> int:
         return self.choose(view)
@@ -86,22 +88,39 @@ class _Decision:
         self.me = view.seat
         self.n = view.num_players
         self.S = view.scores()
-        self.dragon_aff = [view.dragon(q).affinity for q in range(self.n)]
+        st = agent._static
+        if st is None or st[0] is not view:
+            # what stays fixed for the whole game (the dragons and their value tables), per view
+            vals = getattr(view, "values", None)
+            if vals is None:  # a view without the fast table: build it from value()
+                nk = self.cs.n_kinds
+                vals = tuple(tuple(view.value(q, k) for k in range(nk)) for q in range(self.n))
+            st = agent._static = (view, vals, view.dragon(self.me),
+                                  [view.dragon(q).affinity for q in range(self.n)])
+        self.vals = st[1]  # vals[seat][kind]: that treasure's worth in seat's hoard
+        self.my_dragon = st[2]
+        self.dragon_aff = st[3]
+        self.fh = self.cs.first_hijinks
         self.u0 = self.util(self.S)
         self._eflip = {}
+        self._g1 = {}  # gain_move cache
+        self._est = {}  # estimate cache
+        self._keep = {}  # keep cache
 
     # -- evaluation ---------------------------------------------------------------------------
 
     def util(self, S) -> float:
         me = self.me
         mine = S[me]
-        others = [S[q] for q in range(self.n) if q != me]
-        top = max(others)
         if self.n == 2:
+            top = S[1 - me]
             u = mine - top
+            best = max(mine, top)
         else:
+            others = [S[q] for q in range(self.n) if q != me]
+            top = max(others)
             u = mine - 0.7 * top - 0.3 * sum(others) / len(others)
-        best = max(S)
+            best = max(S)
         if best >= WIN:
             u += BIG if mine == best and top < best else -BIG
         return u
@@ -109,16 +128,25 @@ class _Decision:
     def gain_moves(self, moves) -> float:
         """Utility change for a list of (kind, src, dst) treasure moves (None = outside hoards)."""
         S = list(self.S)
-        val = self.v.value
+        vals = self.vals
         for k, src, dst in moves:
             if src is not None:
-                S[src] -= val(src, k)
+                S[src] -= vals[src][k]
             if dst is not None:
-                S[dst] += val(dst, k)
+                S[dst] += vals[dst][k]
         return self.util(S) - self.u0
 
     def gain_move(self, k, src, dst) -> float:
-        return self.gain_moves([(k, src, dst)])
+        key = (k, src, dst)
+        g = self._g1.get(key)
+        if g is None:
+            S = list(self.S)
+            if src is not None:
+                S[src] -= self.vals[src][k]
+            if dst is not None:
+                S[dst] += self.vals[dst][k]
+            g = self._g1[key] = self.util(S) - self.u0
+        return g
 
     def soft(self, seat, x) -> float:
         """A non-treasure benefit ``x`` (cards, a ready dragon) to ``seat``, seen by me."""
@@ -133,7 +161,8 @@ class _Decision:
         pool = self.v.hoard(seat) if pool is None else pool
         if not pool:
             return None
-        return min(pool, key=lambda k: (self.v.value(seat, k), k))
+        vs = self.vals[seat]
+        return min(pool, key=lambda k: (vs[k], k))
 
     def flip_gain(self, seat) -> float:
         """Expected utility change (for me) of ``seat`` flipping the top Havok card."""
@@ -168,9 +197,15 @@ class _Decision:
 
     def keep(self, k) -> float:
         """What holding Hijinks card kind ``k`` is worth to me."""
+        x = self._keep.get(k)
+        if x is None:
+            x = self._keep[k] = self._keep_value(k)
+        return x
+
+    def _keep_value(self, k) -> float:
         ab = self.cs.card(k)
         x = KEEP.get(ab.type, 1.0)
-        d = self.v.dragon(self.me)
+        d = self.my_dragon
         if ab.affinity == d.affinity:
             x += 0.4
         if ab.type == d.ready_type:
@@ -201,8 +236,8 @@ class _Decision:
         return opp
 
     def eligible(self, owner, max_value):
-        val = self.v.value
-        return sorted({k for k in self.v.hoard(owner) if val(owner, k) <= max_value})
+        vs = self.vals[owner]
+        return sorted({k for k in self.v.hoard(owner) if vs[k] <= max_value})
 
     def best_take(self, op, actor, victim, dst):
         """(gain, picks) of the best steal (dst = actor) or break (dst = None) from ``victim``."""
@@ -210,14 +245,15 @@ class _Decision:
         opts = self.eligible(victim, m)
         if not opts:
             return None, []
-        scored = sorted(((self.gain_move(k, victim, dst), k) for k in opts), reverse=True)
         count = op.get("count", 1)
         if count == 1:
-            return scored[0][0], [scored[0][1]]
+            gm = self.gain_move
+            g, k = max([(gm(k, victim, dst), k) for k in opts])
+            return g, [k]
         hoard = list(self.v.hoard(victim))
         picks = []
         for _ in range(count):
-            cand = [k for k in set(hoard) if self.v.value(victim, k) <= m]
+            cand = [k for k in set(hoard) if self.vals[victim][k] <= m]
             if not cand:
                 break
             k = max(cand, key=lambda k: (self.gain_moves([(j, victim, dst) for j in picks + [k]]), -k))
@@ -227,24 +263,37 @@ class _Decision:
 
     def trade_options(self, op, me, victim):
         """Yield (gain, take, give) for the legal trades with ``victim``."""
-        val = self.v.value
         hoard = self.v.hoard(me)
         if not hoard:
             return
+        vm, vv = self.vals[me], self.vals[victim]
         if op.get("give") == "lowest":
-            low = min(val(me, k) for k in hoard)
-            gives = sorted({k for k in hoard if val(me, k) == low})
+            low = min(vm[k] for k in hoard)
+            gives = sorted({k for k in hoard if vm[k] == low})
         else:
             gives = sorted(set(hoard))
         mg = op.get("max_gain", 1 << 30)
+        util, u0 = self.util, self.u0
+        S = list(self.S)
+        sm, sv = S[me], S[victim]
         for t in self.eligible(victim, op.get("max_value", 1 << 30)):
+            need = vv[t] - mg
             for g in gives:
-                if val(me, g) >= val(victim, t) - mg:
-                    yield self.gain_moves([(t, victim, me), (g, me, victim)]), t, g
+                if vm[g] >= need:
+                    S[me] = sm + vm[t] - vm[g]
+                    S[victim] = sv - vv[t] + vv[g]
+                    yield util(S) - u0, t, g
 
     def estimate(self, ref, seat=None) -> float:
         """Utility (for me) of ``seat`` (default me) using ability ``ref`` with its best targets."""
         me = self.me if seat is None else seat
+        key = (tuple(ref) if isinstance(ref, list) else ref, me)
+        out = self._est.get(key)
+        if out is None:
+            out = self._est[key] = self._estimate(ref, me)
+        return out
+
+    def _estimate(self, ref, me) -> float:
         total = 0.0
         for op in self.ops(ref, me):
             name = op["op"]
@@ -299,7 +348,7 @@ class _Decision:
             if name == "break":  # Adventurer Ambush: you break your own cheapest
                 opts = self.eligible(you, op.get("max_value", 1 << 30))
                 if opts:
-                    total += self.gain_move(min(opts, key=lambda k: v.value(you, k)), you, None)
+                    total += self.gain_move(min(opts, key=self.vals[you].__getitem__), you, None)
             elif name == "break_lowest_all":
                 total += self.gain_moves([(self.lowest(q), q, None) for q in range(n) if v.hoard(q)])
             elif name == "tribute":
@@ -331,7 +380,8 @@ class _Decision:
                 if thief != vic:
                     opts = self.eligible(vic, op.get("max_value", 1 << 30))
                     if opts:  # the thief takes what is worth most to it
-                        k = max(opts, key=lambda k: (v.value(thief, k), k))
+                        vt = self.vals[thief]
+                        k = max(opts, key=lambda k: (vt[k], k))
                         total += self.gain_move(k, vic, thief)
             elif name == "discard_hand":
                 total += self.soft(you, -SOFT_DRAW * v.hand_size(you))
@@ -402,7 +452,7 @@ class _Decision:
 
     def d_main(self, choices, ctx):
         lay, cs, v, me = self.lay, self.cs, self.v, self.me
-        ready_type = v.dragon(me).ready_type
+        ready_type = self.my_dragon.ready_type
         plays, discards = [], []
         for a in choices:
             if lay.PLAY <= a < lay.INNATE_PLAY:
@@ -420,7 +470,7 @@ class _Decision:
         # 2. the best Hijinks card, when it gains clearly more than keeping it
         best, best_a = None, None
         for a in plays:
-            k = a - lay.PLAY + cs.first_hijinks
+            k = a - lay.PLAY + self.fh
             ab = cs.card(k)
             g = self.estimate(k)
             if ab.type == ready_type and not v.ready(me):
@@ -431,22 +481,22 @@ class _Decision:
             if margin > 0.25 and (best is None or margin > best):
                 best, best_a = margin, a
         if best_a is not None:
-            self.agent._stake = max(1.0, best + 0.45 * self.keep(best_a - lay.PLAY + cs.first_hijinks))
+            self.agent._stake = max(1.0, best + 0.45 * self.keep(best_a - lay.PLAY + self.fh))
             return best_a
         # 3. cycle the least useful card, else pass
         if discards:
-            worst = min(discards, key=lambda a: (self.keep(a - lay.DISCARD + cs.first_hijinks), a))
-            if self.keep(worst - lay.DISCARD + cs.first_hijinks) < 1.25:
+            worst = min(discards, key=lambda a: (self.keep(a - lay.DISCARD + self.fh), a))
+            if self.keep(worst - lay.DISCARD + self.fh) < 1.25:
                 return worst
         return lay.END
 
     def crash_cost(self, a) -> float:
         lay, cs, v, me = self.lay, self.cs, self.v, self.me
         if a == lay.INNATE_CRASH:
-            rt = v.dragon(me).ready_type
+            rt = self.my_dragon.ready_type
             has = any(cs.card(k).type == rt for k in v.hand)
             return 0.6 if has else 1.0
-        k = a - lay.PLAY + cs.first_hijinks
+        k = a - lay.PLAY + self.fh
         cost = 0.5 * self.keep(k)
         if v.current_player == me and v.cards_left(me) > 0:
             # crashing on my own turn uses my card for the turn
@@ -458,11 +508,11 @@ class _Decision:
         return cost
 
     def crash_benefit(self, a, trig) -> float:
-        lay, cs, v, me = self.lay, self.cs, self.v, self.me
+        lay, v, me = self.lay, self.v, self.me
         if a == lay.INNATE_CRASH:
             ref = ["innate", v.dragon_index(me), "crash"]
         else:
-            ref = a - lay.PLAY + cs.first_hijinks
+            ref = a - lay.PLAY + self.fh
         ab = self.ability(ref)
         total = 0.0
         on = trig["on"]
@@ -492,7 +542,7 @@ class _Decision:
                     steal = self.ability(trig["ability"]).type == "steal"
                     dst = u if steal else None
                     sw = min(spare, key=lambda k: -self.gain_move(k, me, dst))
-                    mine = max(picks, key=lambda k: v.value(me, k))
+                    mine = max(picks, key=self.vals[me].__getitem__)
                     new_picks = [sw if k == mine else k for k in picks]
                     g2 = self.gain_moves([(k, me, dst) for k in new_picks])
                     total += g2 - g
@@ -506,7 +556,7 @@ class _Decision:
             elif name == "tire" and on == "use":
                 u = trig["user"]
                 total += self.soft(u, -SOFT_READY if v.ready(u) else 0.0)
-        if ab.type == v.dragon(me).ready_type and not v.ready(me) and a != lay.INNATE_CRASH:
+        if ab.type == self.my_dragon.ready_type and not v.ready(me) and a != lay.INNATE_CRASH:
             total += SOFT_READY
         return total
 
@@ -613,7 +663,7 @@ class _Decision:
         return max(choices, key=lambda a: (self.event_gain(ev, self._seat(a)), -a))
 
     def d_recall_pick(self, choices, ctx):
-        return max(choices, key=lambda a: (self.keep(a - self.lay.PLAY + self.cs.first_hijinks), -a))
+        return max(choices, key=lambda a: (self.keep(a - self.lay.PLAY + self.fh), -a))
 
     def card_gain(self, k, seat) -> float:
         if self.cs.is_treasure(k):

@@ -12,7 +12,7 @@ from .heuristic import HeuristicAgent
 
 # Default rollouts per decision by player count: rollouts get longer with more players, and these
 # keep the median decision under 100 ms on one core (benchmarks/RESULTS.md).
-DEFAULT_BUDGET = {2: 96, 3: 52, 4: 32}
+DEFAULT_BUDGET = {2: 144, 3: 64, 4: 40}
 
 
 class SearchAgent(Agent):
@@ -29,8 +29,8 @@ class SearchAgent(Agent):
     hoard) to break ties between equally winning lines. The action with the best mean is chosen;
     ties, and differences smaller than ``prior`` (in mean outcome), go to the heuristic's own choice.
 
-    ``simulations`` is the budget: rollouts per decision. The default (None) is 96 with 2 players,
-    52 with 3 and 32 with 4 (``DEFAULT_BUDGET``), which keeps the median decision under 100 ms on
+    ``simulations`` is the budget: rollouts per decision. The default (None) is 144 with 2 players,
+    64 with 3 and 40 with 4 (``DEFAULT_BUDGET``), which keeps the median decision under 100 ms on
     one core (benchmarks/RESULTS.md). ``time_limit`` (seconds), if set,
     stops early once spent (non-deterministic; off by default). ``max_turns`` truncates rollouts
     after that many turns and scores them by the hoard margin instead (None: play to the end).
@@ -114,12 +114,16 @@ class SearchAgent(Agent):
         for i, b in enumerate(bots):
             b.seat = i
         views = [SeatView(g, i) for i in range(n)]
-        stop = None if self.max_turns is None else g.s.turn + self.max_turns
-        while not g.is_over:
-            if stop is not None and g.s.turn >= stop:
-                break
-            p = g.to_act
-            g.apply(bots[p].choose(views[p]))
+        s, apply = g.s, g.apply  # the engine mutates its state in place
+        if self.max_turns is None:
+            while s.result is None:
+                p = s.pending["player"]
+                apply(bots[p].choose(views[p]))
+        else:
+            stop = s.turn + self.max_turns
+            while s.result is None and s.turn < stop:
+                p = s.pending["player"]
+                apply(bots[p].choose(views[p]))
         scores = g.scores()
         me = self.seat
         margin = scores[me] - max(scores[q] for q in range(n) if q != me)

@@ -21,6 +21,7 @@ class SeatView:
         self.cards = game.cards
         self.layout = game.layout
         self.num_players = game.num_players
+        self._values = None
 
     # -- public state -------------------------------------------------------------------------
 
@@ -73,6 +74,17 @@ class SeatView:
 
     def value(self, owner: int, kind: int) -> int:
         return self._game.value(owner, kind)
+
+    @property
+    def values(self) -> tuple:
+        """Treasure value tables by seat (public): ``values[seat][kind] == value(seat, kind)``.
+
+        A read-only fast path for bots that price many treasure moves per decision.
+        """
+        if self._values is None:
+            rows = self._game.values
+            self._values = tuple(tuple(rows[d]) for d in self._s.dragons)
+        return self._values
 
     def score(self, seat: int) -> int:
         return self._game.score(seat)

@@ -10,7 +10,7 @@ import pytest
 from agents import make_agent, play_game
 from agents.heuristic import HeuristicAgent
 from agents.random_agent import RandomAgent
-from agents.search import SearchAgent
+from agents.search import DEFAULT_BUDGET, SearchAgent
 from havok_env.engine import Game
 from havok_env.observe import Observer
 from havok_env.view import SeatView
@@ -79,6 +79,20 @@ def test_random_agent_depends_on_its_seed():
         r.reset(0, 2, seed)
         picks.add(r.act(None, mask, None))
     assert picks == {0, 5, 9, 17}
+
+
+def test_view_values_table_matches_value():
+    """The fast value table the heuristic reads is exactly SeatView.value, and read-only."""
+    for n in (2, 3, 4):
+        g = Game(n, seed=n)
+        for seat in range(n):
+            v = SeatView(g, seat)
+            vals = v.values
+            assert len(vals) == n
+            for q in range(n):
+                assert list(vals[q]) == [v.value(q, k) for k in range(g.cards.n_kinds)]
+            with pytest.raises(TypeError):
+                vals[0][0] = 99
 
 
 # -- no peeking ---------------------------------------------------------------------------------
@@ -170,7 +184,7 @@ def test_search_budget_is_rollouts_per_decision():
     assert make_agent("search").simulations is None  # the per-player-count default
     auto = SearchAgent()
     auto.reset(0, 4, 0)
-    assert auto.budget == 32
+    assert auto.budget == DEFAULT_BUDGET[4]
     with pytest.raises(ValueError):
         SearchAgent(simulations=0)
 
