@@ -6,6 +6,11 @@
     python train.py --dragon fire --self-play     # bots mixed with frozen snapshots of itself
     python train.py --dragon fire --resume        # continue the run of models/fire
 
+By default the policy network is first warm-started by behaviour cloning (``agents/imitation.py``:
+``--bc-games`` games of the heuristic bot in the learner's seat, imitated by cross-entropy on the
+masked logits, the value head fitted to the outcomes), then PPO fine-tunes it; ``--bc-games 0``
+trains from scratch.
+
 Writes ``PATH.zip`` (the best model found by the periodic evaluation; an agent spec anywhere agents
 are named), ``PATH.json`` (run record: settings, versions, wall time, learning curve, final
 evaluation), ``PATH.last.zip`` (the model at the end), ``PATH.curve.png`` (win rate against
@@ -17,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing as mp
 import os
 import platform
@@ -25,25 +29,29 @@ import sys
 import time
 from functools import partial
 
+from agents.stats import wilson
+
 DRAGONS = ("fire", "darkness", "sunlight", "moonlight", "ruby", "obsidian", "amber", "pearl")
 
 # Defaults of the documented run (docs/TRAINING.md).
 DEFAULTS = dict(
     timesteps=1_000_000,
     learning_rate=3e-4,
-    n_steps=256,           # per env and rollout (8 envs on 2 cores: 2048 per rollout)
+    n_steps=512,           # per env and rollout (8 envs on 2 cores: 4096 per rollout, ~300 games)
     envs_per_core=4,
-    batch_size=512,
+    batch_size=1024,
     n_epochs=4,
     gamma=0.99,
     gae_lambda=0.95,
     clip_range=0.2,
-    ent_coef=0.01,
+    bc_games=20_000,       # behaviour-cloning warm start: heuristic games in the learner's seat
+    bc_epochs=10,
+    ent_coef=0.001,        # small: a larger bonus pulls the warm-started policy away from its teacher
     vf_coef=0.5,
     net_arch=[256, 256],
     shaping=0.0,
     eval_every=100_000,
-    eval_games=400,
+    eval_games=1000,
     final_eval_games=2000,
 )
 
@@ -100,23 +108,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="weight of the dense reward for changes of the learner's lead (0: terminal reward only)")
     p.add_argument("--net-arch", type=int, nargs="+", default=DEFAULTS["net_arch"], metavar="N",
                    help="hidden layer sizes of the policy and value networks")
+    p.add_argument("--bc-games", type=int, default=DEFAULTS["bc_games"],
+                   help="behaviour-cloning warm start: games of the --bc-teacher in the learner's seat "
+                        f"against the opponents, imitated before PPO (default {DEFAULTS['bc_games']:,}; 0: none)")
+    p.add_argument("--bc-epochs", type=int, default=DEFAULTS["bc_epochs"],
+                   help=f"epochs of behaviour cloning (default {DEFAULTS['bc_epochs']})")
+    p.add_argument("--bc-teacher", default="heuristic", metavar="SPEC",
+                   help="the bot imitated by the warm start (default heuristic)")
+    p.add_argument("--clip-range", type=float, default=DEFAULTS["clip_range"])
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="print only the final summary")
     return p
 
 
 # -- evaluation ------------------------------------------------------------------------------------
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
-
 
 def _play_chunk(args) -> tuple[int, int, int]:
     """Play games ``range(lo, hi)`` of an evaluation; returns (wins, draws, losses)."""
@@ -186,7 +191,7 @@ def versions() -> dict:
     return out
 
 
-def plot_curve(curve: list[dict], path: str, title: str) -> bool:
+def plot_curve(curve: list[dict], path: str, title: str, xlabel: str = "timesteps (learner decisions)") -> bool:
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -208,7 +213,7 @@ def plot_curve(curve: list[dict], path: str, title: str) -> bool:
                     hi.append(100 * r["ci95"][1])
         line, = ax.plot(xs, ys, marker="o", label=f"vs {kind}")
         ax.fill_between(xs, lo, hi, alpha=0.2, color=line.get_color())
-    ax.set_xlabel("timesteps (learner decisions)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("win rate, % (95% CI)")
     ax.set_ylim(0, 100)
     ax.grid(alpha=0.3)
@@ -337,14 +342,29 @@ def run(args) -> dict:
         model = MaskablePPO(
             "MlpPolicy", venv, learning_rate=args.lr, n_steps=args.n_steps, batch_size=args.batch_size,
             n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=DEFAULTS["gae_lambda"],
-            clip_range=DEFAULTS["clip_range"], ent_coef=args.ent_coef, vf_coef=DEFAULTS["vf_coef"],
+            clip_range=args.clip_range, ent_coef=args.ent_coef, vf_coef=DEFAULTS["vf_coef"],
             policy_kwargs={"net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)}},
             tensorboard_log=tb, seed=args.seed, device="cpu", verbose=0)
     hyper = {"learning_rate": args.lr, "n_steps": args.n_steps, "batch_size": args.batch_size,
              "n_epochs": args.n_epochs, "gamma": args.gamma, "gae_lambda": DEFAULTS["gae_lambda"],
-             "clip_range": DEFAULTS["clip_range"], "ent_coef": args.ent_coef,
+             "clip_range": args.clip_range, "ent_coef": args.ent_coef,
              "vf_coef": DEFAULTS["vf_coef"], "net_arch": list(args.net_arch),
-             "shaping": args.shaping}
+             "shaping": args.shaping, "bc_games": 0 if args.resume else args.bc_games,
+             "bc_epochs": args.bc_epochs, "bc_teacher": args.bc_teacher}
+    bc_info = None
+    if args.bc_games and not args.resume:
+        from agents.imitation import collect, pretrain
+        tb0 = time.time()
+        _say(args, f"behaviour cloning: {args.bc_games:,} games of {args.bc_teacher} as {dragon.name} ...")
+        data = collect(dragon.affinity, players, args.bc_games, opponents=bots, teacher=args.bc_teacher,
+                       seed=args.seed * 7_654_321 + 99, workers=cpus, gamma=args.gamma)
+        bc_info = pretrain(model.policy, data, epochs=args.bc_epochs, seed=args.seed,
+                           log=None if args.quiet else (lambda m: _say(args, m)))
+        del data
+        bc_info.update(games=args.bc_games, teacher=args.bc_teacher, opponents=bots,
+                       wall_time_s=round(time.time() - tb0, 1))
+        _say(args, f"behaviour cloning done in {bc_info['wall_time_s']:.0f}s: {bc_info['samples']:,} "
+                   f"decisions, held-out accuracy {100 * (bc_info['holdout_accuracy'] or 0):.1f}%")
     meta = {"env_version": ENV_VERSION, "dragon": dragon.name, "affinity": dragon.affinity,
             "players": players, "observation_size": obs_size, "action_size": n_actions}
     setattr(model, META_KEY, meta)
@@ -356,7 +376,6 @@ def run(args) -> dict:
                   if pt["timesteps"] == prev["best_at_timesteps"]]
         if scores:
             state["best"], state["best_at"] = scores[-1], prev["best_at_timesteps"]
-    primary = bots[0] if not args.self_play else (bots[0] if bots else None)
 
     def save_best(model_):
         model_.save(model_path(out))
@@ -390,19 +409,20 @@ def run(args) -> dict:
                 self.run_eval()
             return True
 
-        def run_eval(self):
+        def run_eval(self, log=True):
             learner = PolicyAgent(self.model)
             results = [evaluate(learner, spec, dragon.affinity, players, args.eval_games,
                                 seed=1_000_000_000 + 7919 * args.seed, workers=cpus)
                        for spec in cfg["eval_opponents"]]
             ts = self.model.num_timesteps
             curve.append({"timesteps": ts, "wall_s": round(time.time() - t0, 1), "results": results})
-            for r in results:
-                key = r["opponent"].replace("/", "_")
-                self.logger.record(f"eval/win_rate_vs_{key}", r["win_rate"])
-                self.logger.record(f"eval/ci95_low_vs_{key}", r["ci95"][0])
-                self.logger.record(f"eval/ci95_high_vs_{key}", r["ci95"][1])
-            self.logger.dump(ts)
+            if log:
+                for r in results:
+                    key = r["opponent"].replace("/", "_")
+                    self.logger.record(f"eval/win_rate_vs_{key}", r["win_rate"])
+                    self.logger.record(f"eval/ci95_low_vs_{key}", r["ci95"][0])
+                    self.logger.record(f"eval/ci95_high_vs_{key}", r["ci95"][1])
+                self.logger.dump(ts)
             score = float(np.mean([r["win_rate"] for r in results]))
             mark = ""
             if score > state["best"]:
@@ -412,6 +432,9 @@ def run(args) -> dict:
             _say(args, f"[{ts:>9,} steps, {time.time() - t0:6.0f}s] " + "; ".join(fmt_eval(r) for r in results) + mark)
 
     cb = TrainCallback()
+    if bc_info is not None and args.eval_every and args.eval_games:
+        cb.model = model
+        cb.run_eval(log=False)  # the warm start's strength: the curve's first point (0 PPO steps)
     _say(args, f"training {dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}"
                f"{' + self-play' if args.self_play else ''}: {args.timesteps:,} steps in {n_envs} envs -> {out}.zip")
     model.learn(total_timesteps=args.timesteps, callback=cb, progress_bar=not (args.no_progress or args.quiet),
@@ -442,13 +465,16 @@ def run(args) -> dict:
         "wall_time_s": round(wall + prev.get("wall_time_s", 0.0), 1),
         "wall_time_this_run_s": round(wall, 1), "train_wall_time_s": round(train_wall, 1),
         "model": model_path(out), "best_at_timesteps": state["best_at"],
+        "behaviour_cloning": bc_info if bc_info is not None else prev.get("behaviour_cloning"),
         "evaluation_opponents": cfg["eval_opponents"], "curve": curve,
         "final_evaluation": final,
     }
     with open(out + ".json", "w") as f:
         json.dump(record, f, indent=2)
     plot_curve(curve, out + ".curve.png",
-               f"{dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}")
+               f"{dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}",
+               xlabel="PPO timesteps (learner decisions)" + ("; 0 = after the behaviour-cloning warm start"
+                                                             if record["behaviour_cloning"] else ""))
     print(f"saved {model_path(out)} (best at {state['best_at']:,} steps) and {out}.json; "
           f"wall time {wall / 60:.1f} min")
     for r in final:

@@ -54,6 +54,10 @@ class Observer:
         for name, n in seat:
             self.seat_offset[name] = so
             so += n
+        # offsets of the per-seat scalar features, in the order observe() writes them
+        self._seat_scalars = tuple(self.seat_offset[f] for f in (
+            "ready", "innate_used", "cards_used", "cards_left", "restricted", "is_current",
+            "hand_size", "score"))
         self._kind_index = {k: i for i, k in enumerate(DECISION_KINDS)}
         self._purpose_index = {p: i for i, p in enumerate(PURPOSES)}
         self._trigger_index = {t: i for i, t in enumerate(TRIGGERS)}
@@ -82,7 +86,9 @@ class Observer:
         add = idx.extend
         o = off["hand"] - fh
         add([o + k for k in s.hands[seat]])
-        seat_base, so, ss = off["seats"], self.seat_offset, self.seat_size
+        seat_base, ss = off["seats"], self.seat_size
+        so = self.seat_offset
+        dragon_off, hoard_off, scalar_off = so["dragon"], so["hoard"], self._seat_scalars
         sidx, svals = [], []
         values = game.values
         for rel in range(n):
@@ -90,11 +96,11 @@ class Observer:
             b = seat_base + rel * ss
             hoard = s.hoards[p]
             idx.append(b)
-            idx.append(b + 1 + s.dragons[p])
-            h = b + 13
+            idx.append(b + dragon_off + s.dragons[p])
+            h = b + hoard_off
             add([h + k for k in hoard])
             v = values[s.dragons[p]]
-            sidx += (b + 5, b + 6, b + 7, b + 8, b + 9, b + 10, b + 11, b + 12)
+            sidx += [b + o for o in scalar_off]
             svals += (s.ready[p], s.innate_used[p], s.cards_used[p],
                       0 if s.restricted[p] else max(0, s.card_limit[p] - s.cards_used[p]),
                       s.restricted[p], p == s.current, len(s.hands[p]) / 3.0,

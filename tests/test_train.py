@@ -8,6 +8,7 @@ import subprocess
 import sys
 import zipfile
 
+import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -25,6 +26,7 @@ def tiny_model(tmp_path_factory):
     rc = train.main(["--dragon", "fire", "--opponents", "random", "--timesteps", "2048", "--n-envs", "2",
                      "--n-steps", "256", "--batch-size", "128", "--n-epochs", "2", "--net-arch", "32", "32",
                      "--eval-every", "1024", "--eval-games", "20", "--final-eval-games", "40",
+                     "--bc-games", "40", "--bc-epochs", "2",
                      "--seed", "3", "--out", str(out), "--logdir", "", "--no-progress", "--quiet"])
     assert rc == 0
     return str(out)
@@ -44,7 +46,29 @@ def test_tiny_training_saves_model_and_record(tiny_model):
     r = rec["final_evaluation"][0]
     assert r["games"] == 40 and r["wins"] + r["draws"] + r["losses"] == 40
     assert r["ci95"][0] <= r["win_rate"] <= r["ci95"][1]
-    assert len(rec["curve"]) >= 2
+    assert len(rec["curve"]) >= 3 and rec["curve"][0]["timesteps"] == 0  # the warm start is evaluated
+    bc = rec["behaviour_cloning"]
+    assert bc["games"] == 40 and bc["samples"] > 100 and bc["teacher"] == "heuristic"
+    assert rec["hyperparameters"]["bc_games"] == 40
+
+
+def test_behaviour_cloning_imitates_the_teacher():
+    from sb3_contrib import MaskablePPO
+
+    from agents.imitation import collect, pretrain
+    from havok_env.wrappers import SingleAgentEnv
+    data = collect("fire", 2, 150, opponents=["heuristic"], seed=1)
+    n = len(data["action"])
+    assert n > 500 and data["obs"].shape == (n, SingleAgentEnv("fire", 2).observation_space.shape[0])
+    assert all(data["mask"][i, a] for i, a in enumerate(data["action"]))  # teacher moves are legal
+    r = np.abs(data["ret"][data["ret"] != 0]).astype(np.float64)  # discounted +-1 final rewards
+    k = np.log(r) / np.log(0.99)
+    assert len(r) > 0 and np.allclose(k, np.round(k), atol=1e-3) and k.min() == pytest.approx(0, abs=1e-3)
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv("fire", 2), seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [64, 64]})
+    info = pretrain(model.policy, data, epochs=4, seed=0)
+    chance = float(np.mean(1.0 / data["mask"].sum(axis=1)))  # a uniformly random legal choice
+    assert info["samples"] == n and info["train_accuracy"] > chance + 0.2, (info, chance)
 
 
 def test_saved_model_is_an_agent_spec_and_plays_full_games(tiny_model):

@@ -1,0 +1,153 @@
+"""Behaviour cloning: a warm start for the policy network from a teacher bot's games.
+
+``collect(...)`` plays games with the bare engine (fast: no env, no PettingZoo) in which the
+*teacher* (by default the heuristic bot) sits in the learner's seat, with the learner's dragon,
+against the training opponents, seats rotated. At every decision of the learner's seat with more
+than one legal action it records the seat's observation, action mask and the teacher's action, plus
+the learner's final reward (for the value network) and how many learner decisions were still to come.
+
+``pretrain(policy, data, ...)`` then fits a MaskablePPO ``MlpPolicy`` to that data: the policy head
+by cross-entropy on the *masked* logits (illegal actions excluded, as MaskablePPO does), the value
+head by regression on the discounted final reward. PPO then fine-tunes from there (train.py
+``--bc-games``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+
+import numpy as np
+
+
+def _collect_chunk(args):
+    teacher_spec, opp_specs, dragon, players, seed, lo, hi, gamma = args
+    from agents import make_agent
+    from havok_env.engine import ActionLayout, Game
+    from havok_env.observe import Observer
+    from havok_env.view import SeatView
+
+    teacher = make_agent(teacher_spec)
+    obs_l, mask_l, act_l, ret_l = [], [], [], []
+    rng = np.random.default_rng(seed + lo)
+    observer = None
+    for g in range(lo, hi):
+        seat = g % players
+        opps = [make_agent(opp_specs[int(rng.integers(len(opp_specs)))]) for _ in range(players - 1)]
+        table = opps[:seat] + [teacher] + opps[seat:]
+        dragons = [None] * players
+        dragons[seat] = dragon
+        game = Game(players, dragons, seed=seed + g)
+        if observer is None:
+            observer = Observer(game.cards)
+        views = [SeatView(game, i) for i in range(players)]
+        for i, a in enumerate(table):
+            a.reset(i, players, seed=(seed + g) * 1_000_003 + i)
+        start = len(act_l)
+        while not game.is_over:
+            q = game.to_act
+            obs, mask = observer.observe(game, q)
+            a = int(table[q].act(obs, mask, views[q]))
+            if q == seat and mask.sum() > 1:
+                obs_l.append(obs.astype(np.float16))
+                mask_l.append(mask.astype(bool))
+                act_l.append(a)
+            game.apply(a)
+        r = float(game.rewards()[seat])
+        k = len(act_l) - start
+        # discounted return seen from each recorded decision (rewards arrive at the end only)
+        ret_l.extend(r * gamma ** (k - 1 - j) for j in range(k))
+    if not act_l:  # no decision with a choice in these games (possible only for tiny counts)
+        from havok_env.cards import default_cards
+        cs = default_cards()
+        return (np.zeros((0, Observer(cs).size), np.float16), np.zeros((0, ActionLayout(cs).size), bool),
+                np.zeros(0, np.int64), np.zeros(0, np.float32))
+    return (np.stack(obs_l), np.stack(mask_l), np.asarray(act_l, np.int64), np.asarray(ret_l, np.float32))
+
+
+def collect(dragon: str, players: int, games: int, opponents=("heuristic",), teacher: str = "heuristic",
+            seed: int = 0, workers: int = 1, gamma: float = 0.99) -> dict:
+    """Teacher decisions in the learner's seat: ``{"obs", "mask", "action", "ret"}`` arrays."""
+    workers = max(1, min(workers, games // 20 or 1))
+    bounds = [games * i // workers for i in range(workers + 1)]
+    jobs = [(teacher, list(opponents), dragon, players, seed, bounds[i], bounds[i + 1], gamma)
+            for i in range(workers)]
+    if workers == 1:
+        parts = [_collect_chunk(jobs[0])]
+    else:
+        with mp.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_collect_chunk, jobs)
+    return {"obs": np.concatenate([p[0] for p in parts]), "mask": np.concatenate([p[1] for p in parts]),
+            "action": np.concatenate([p[2] for p in parts]), "ret": np.concatenate([p[3] for p in parts])}
+
+
+def pretrain(policy, data: dict, epochs: int = 8, batch_size: int = 512, lr: float = 1e-3,
+             value_coef: float = 0.5, seed: int = 0, holdout: float = 0.05, log=None) -> dict:
+    """Fit ``policy`` (an SB3 ``MaskableActorCriticPolicy``) to ``data`` by supervised learning.
+
+    Returns ``{"samples", "epochs", "train_accuracy", "holdout_accuracy", "value_mse", "seconds"}``.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    t0 = time.time()
+    n = len(data["action"])
+    g = np.random.default_rng(seed)
+    perm = g.permutation(n)
+    n_hold = int(n * holdout)
+    hold, train = perm[:n_hold], perm[n_hold:]
+    obs = torch.from_numpy(data["obs"])  # float16; converted per batch
+    mask = torch.from_numpy(data["mask"])
+    act = torch.from_numpy(data["action"])
+    ret = torch.from_numpy(data["ret"])
+    params = list(policy.mlp_extractor.parameters()) + list(policy.action_net.parameters()) \
+        + list(policy.value_net.parameters()) + list(policy.features_extractor.parameters())
+    opt = torch.optim.Adam(params, lr=lr)
+    steps_total = epochs * max(1, len(train) // batch_size)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: max(0.05, 1 - s / max(1, steps_total)))
+
+    def forward(idx):
+        x = obs[idx].float()
+        feats = policy.extract_features(x)
+        if isinstance(feats, tuple):
+            pf, vf = feats
+        else:
+            pf = vf = feats
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(pf))
+        logits = logits.masked_fill(~mask[idx], -1e8)
+        value = policy.value_net(policy.mlp_extractor.forward_critic(vf)).squeeze(-1)
+        return logits, value
+
+    policy.train()
+    acc = 0.0
+    vloss = 0.0
+    for ep in range(epochs):
+        order = torch.from_numpy(g.permutation(train))
+        correct = total = 0
+        vsum = 0.0
+        for i in range(0, len(order) - batch_size + 1, batch_size):
+            idx = order[i:i + batch_size]
+            logits, value = forward(idx)
+            loss_pi = F.cross_entropy(logits, act[idx])
+            loss_v = F.mse_loss(value, ret[idx])
+            loss = loss_pi + value_coef * loss_v
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            sched.step()
+            correct += int((logits.argmax(-1) == act[idx]).sum())
+            total += len(idx)
+            vsum += float(loss_v.detach()) * len(idx)
+        acc, vloss = correct / max(1, total), vsum / max(1, total)
+        if log:
+            log(f"behaviour cloning epoch {ep + 1}/{epochs}: accuracy {100 * acc:.1f}%, value mse {vloss:.3f}")
+    policy.eval()
+    hacc = None
+    if n_hold:
+        with torch.no_grad():
+            logits, _ = forward(torch.from_numpy(hold))
+            hacc = float((logits.argmax(-1) == act[torch.from_numpy(hold)]).float().mean())
+    return {"samples": int(n), "epochs": epochs, "train_accuracy": round(acc, 4),
+            "holdout_accuracy": None if hacc is None else round(hacc, 4),
+            "value_mse": round(vloss, 4), "seconds": round(time.time() - t0, 1)}
