@@ -11,7 +11,7 @@ from .base import Agent
 from .heuristic import HeuristicAgent
 
 # Default rollouts per decision by player count: rollouts get longer with more players, and these
-# keep the median decision under 100 ms on one core (benchmarks/RESULTS.md).
+# keep the median decision under 100 ms on one core (docs/BENCHMARKS.md).
 DEFAULT_BUDGET = {2: 144, 3: 64, 4: 40}
 
 
@@ -31,7 +31,7 @@ class SearchAgent(Agent):
 
     ``simulations`` is the budget: rollouts per decision. The default (None) is 144 with 2 players,
     64 with 3 and 40 with 4 (``DEFAULT_BUDGET``), which keeps the median decision under 100 ms on
-    one core (benchmarks/RESULTS.md). ``time_limit`` (seconds), if set,
+    one core (docs/BENCHMARKS.md). ``time_limit`` (seconds), if set,
     stops early once spent (non-deterministic; off by default). ``max_turns`` truncates rollouts
     after that many turns and scores them by the hoard margin instead (None: play to the end).
     The seeded generator makes the bot reproducible, and since it reads only the seat's view it
