@@ -213,8 +213,9 @@ class raw_env(AECEnv):
         self._obs_cache = {}
         self._cumulative_rewards[agent] = 0.0
         if self.game.is_over:
+            rewards = self.game.rewards()
             for i, a in enumerate(self.agents):
-                self.rewards[a] = self.game.rewards()[i]
+                self.rewards[a] = rewards[i]
                 self.terminations[a] = True
                 self.infos[a]["result"] = self.game.result
         else:
