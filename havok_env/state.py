@@ -68,17 +68,3 @@ class GameState:
 
     def clone(self) -> "GameState":
         return pickle.loads(pickle.dumps(self, pickle.HIGHEST_PROTOCOL))
-
-    def to_dict(self) -> dict:
-        return {k: pickle.loads(pickle.dumps(getattr(self, k))) for k in self.__slots__}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "GameState":
-        s = cls.__new__(cls)
-        for k in cls.__slots__:
-            setattr(s, k, d[k])
-        return s
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, GameState) and all(
-            getattr(self, k) == getattr(other, k) for k in self.__slots__)
