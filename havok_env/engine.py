@@ -81,6 +81,25 @@ class ActionLayout:
         ]
 
 
+class _Tables:
+    """Lookup tables for the engine's hot path, built once per card set: kind -> ability, whether
+    it is a crash card, the effect list each dragon gets, and each dragon's treasure values."""
+
+    def __init__(self, cs: CardSet):
+        self.layout = ActionLayout(cs)
+        self.abilities = [None] * cs.first_event + cs.events + cs.hijinks
+        self.is_crash = [a is not None and a.kind == "crash" for a in self.abilities]
+        self.kind_ops = [None if a is None else [a.ops(d.affinity) for d in cs.dragons]
+                         for a in self.abilities]
+        # values[dragon][kind]: a treasure's worth in the hoard of that dragon
+        self.values = [[cs.value[k] + (1 if cs.affinity[k] == d.affinity and k < cs.n_treasures else 0)
+                        for k in range(cs.n_kinds)] for d in cs.dragons]
+
+
+# id(card set) -> (card set, its tables); the card set is kept so its id cannot be reused.
+_TABLES: dict[int, tuple] = {}
+
+
 class Game:
     """One game of Havok & Hijinks.
 
@@ -115,20 +134,16 @@ class Game:
     # -- construction ------------------------------------------------------------------------
 
     def _layout(self):
-        cs = self.cards
-        self.layout = lay = ActionLayout(cs)
+        tables = _TABLES.get(id(self.cards))
+        if tables is None or tables[0] is not self.cards:
+            tables = _TABLES[id(self.cards)] = (self.cards, _Tables(self.cards))
+        t = tables[1]
+        self.layout = lay = t.layout
         self.END, self.PLAY, self.OPTION = lay.END, lay.PLAY, lay.OPTION
         self.INNATE_PLAY, self.INNATE_CRASH, self.DISCARD = lay.INNATE_PLAY, lay.INNATE_CRASH, lay.DISCARD
         self.SEAT, self.TREASURE = lay.SEAT, lay.TREASURE
-        # Lookup tables for the hot path: kind -> ability, and the effect list each dragon gets.
-        self._abilities = [None] * cs.first_event + cs.events + cs.hijinks
-        self._is_crash = [a is not None and a.kind == "crash" for a in self._abilities]
-        self._kind_ops = [None if a is None else [a.ops(d.affinity) for d in cs.dragons]
-                          for a in self._abilities]
-        aff = [d.affinity for d in cs.dragons]
-        # value[dragon][kind]: a treasure's worth in the hoard of that dragon
-        self.values = [[cs.value[k] + (1 if cs.affinity[k] == a and k < cs.n_treasures else 0)
-                        for k in range(cs.n_kinds)] for a in aff]
+        self._abilities, self._is_crash, self._kind_ops = t.abilities, t.is_crash, t.kind_ops
+        self.values = t.values
 
     def _parse_dragons(self, n: int, dragons) -> list:
         if dragons is None:
@@ -210,7 +225,8 @@ class Game:
         return sum([v[k] for k in self.s.hoards[seat]])
 
     def scores(self) -> list[int]:
-        return [self.score(p) for p in range(self.s.num_players)]
+        values, s = self.values, self.s
+        return [sum([values[d][k] for k in hoard]) for d, hoard in zip(s.dragons, s.hoards)]
 
     def rewards(self) -> list[float]:
         """+1 to the sole winner, -1 to the rest; in a draw 0 to the tied leaders. Zeros until over."""
@@ -310,8 +326,10 @@ class Game:
                 self.draw(p, HAND_SIZE - len(s.hands[p]))
 
     def _after_resolution(self):
-        self.refill_all()
-        if self.s.result is None and max(self.scores()) >= WIN_SCORE:
+        s = self.s
+        if min(map(len, s.hands)) < HAND_SIZE:
+            self.refill_all()
+        if s.result is None and max(self.scores()) >= WIN_SCORE:
             self.end("hoard_15")
 
     def ability(self, ref):
@@ -374,10 +392,14 @@ class Game:
         out = []
         if s.cards_used[p] < s.card_limit[p] and not s.restricted[p]:
             is_crash = self._is_crash
-            for k in sorted({k for k in s.hands[p] if is_crash[k]}):
-                if self._triggered(self._abilities[k], p, trig):
-                    out.append(self.card_action(k))
-        if s.ready[p] and not s.innate_used[p] and self._triggered(self.dragon(p).crash, p, trig):
+            crashes = [k for k in s.hands[p] if is_crash[k]]
+            if crashes:
+                abilities, play = self._abilities, self.PLAY - self.cards.first_hijinks
+                for k in sorted(set(crashes)):
+                    if self._triggered(abilities[k], p, trig):
+                        out.append(play + k)
+        if s.ready[p] and not s.innate_used[p] \
+                and self._triggered(self.cards.dragons[s.dragons[p]].crash, p, trig):
             out.append(self.INNATE_CRASH)
         return out
 
@@ -388,7 +410,7 @@ class Game:
         s = self.s
         if s.pending is None:
             raise IllegalActionError(f"action {action!r}: the game is over, no decision is pending")
-        if isinstance(action, bool) or not isinstance(action, int):
+        if action.__class__ is not int:
             try:  # integral numbers (numpy ints, 3.0) are accepted; booleans are not
                 if isinstance(action, bool) or getattr(action, "dtype", None) == bool \
                         or int(action) != action:

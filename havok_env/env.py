@@ -210,7 +210,7 @@ class raw_env(AECEnv):
             return self._was_dead_step(action)
         self.game.apply(action)
         self.actions.append(int(action))
-        self._obs_cache = {}
+        self._obs_cache.clear()
         self._cumulative_rewards[agent] = 0.0
         if self.game.is_over:
             rewards = self.game.rewards()
@@ -218,9 +218,9 @@ class raw_env(AECEnv):
                 self.rewards[a] = rewards[i]
                 self.terminations[a] = True
                 self.infos[a]["result"] = self.game.result
+            self._accumulate_rewards()  # rewards are all zero before the end
         else:
             self.agent_selection = self.possible_agents[self.game.to_act]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
