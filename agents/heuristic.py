@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from .base import Agent
 
 WIN = 15
@@ -56,13 +58,13 @@ class HeuristicAgent(Agent):
         self.seat = 0
         self._trigger = None
         self._stake = 1.5
-        self._static = None
+        self._decider = None
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         self.seat = seat
         self._trigger = None
         self._stake = 1.5
-        self._static = None
+        self._decider = None
 
     def act(self, observation, action_mask, view) -> int:
         return self.choose(view)
@@ -74,53 +76,82 @@ class HeuristicAgent(Agent):
         choices = p["choices"]
         if len(choices) == 1:
             return choices[0]
-        d = _Decision(self, view, p)
+        d = self._decider
+        if d is None or d.v is not view:
+            d = self._decider = _Decision(self, view)
+        d.start(p)
         return d.run()
 
 
 class _Decision:
-    """One decision: the seat's knowledge and the evaluation helpers."""
+    """The seat's decisions for one game (one per view): its knowledge and the evaluation helpers.
 
-    def __init__(self, agent: HeuristicAgent, view, pending: dict):
-        self.agent, self.v, self.p = agent, view, pending
-        self.cs = view.cards
+    The dragons, value tables and card abilities never change during a game and are set up once.
+    :meth:`start` begins each decision and clears what is only valid for one decision (hands and
+    decks change between decisions). What depends only on the hoards (the scores, every treasure
+    move's gain, the best steal, break or trade from each opponent) is kept for as long as the
+    hoards stay the same: in a rollout that is about half of a bot's decisions.
+    """
+
+    def __init__(self, agent: HeuristicAgent, view):
+        self.agent, self.v = agent, view
+        cs = self.cs = view.cards
         self.lay = view.layout
-        self.me = view.seat
-        self.n = view.num_players
-        self.S = view.scores()
-        st = agent._static
-        if st is None or st[0] is not view:
-            # what stays fixed for the whole game (the dragons and their value tables), per view
-            vals = getattr(view, "values", None)
-            if vals is None:  # a view without the fast table: build it from value()
-                nk = self.cs.n_kinds
-                vals = tuple(tuple(view.value(q, k) for k in range(nk)) for q in range(self.n))
-            st = agent._static = (view, vals, view.dragon(self.me),
-                                  [view.dragon(q).affinity for q in range(self.n)])
-        self.vals = st[1]  # vals[seat][kind]: that treasure's worth in seat's hoard
-        self.my_dragon = st[2]
-        self.dragon_aff = st[3]
-        self.fh = self.cs.first_hijinks
-        self.u0 = self.util(self.S)
+        me = self.me = view.seat
+        n = self.n = view.num_players
+        vals = getattr(view, "values", None)
+        if vals is None:  # a view without the fast table: build it from value()
+            vals = tuple(tuple(view.value(q, k) for k in range(cs.n_kinds)) for q in range(n))
+        self.vals = vals  # vals[seat][kind]: that treasure's worth in seat's hoard
+        self.my_dragon = view.dragon(me)
+        self.dragon_aff = [view.dragon(q).affinity for q in range(n)]
+        self.others = tuple(q for q in range(n) if q != me)
+        # S -> tuple of the opponents' scores (only used with 3 or more players)
+        self.others_scores = itemgetter(*self.others) if n > 2 else None
+        self.nt = cs.n_treasures  # kinds below this are treasures
+        self.fh = cs.first_hijinks
+        # kind -> its Ability (events and Hijinks cards; None for treasures), without the
+        # property and method calls of CardSet.event/card in the hot loops
+        self.abilities = [None] * self.nt + list(cs.events) + list(cs.hijinks)
+        self._ops = {}  # (ability ref, seat) -> effect list for that seat's dragon
+        self.hoards = None  # the hoards the hoard-only caches were computed for
+        self.S = None
+
+    def start(self, pending: dict) -> None:
+        """Begin a decision: clear the per-decision caches, and the hoard-only ones if need be."""
+        self.p = pending
+        v = self.v
+        hoards = [v.hoard(q) for q in range(self.n)]
+        if hoards != self.hoards:  # neither is ever mutated: the caches below depend on them
+            self.hoards = hoards
+            S = v.scores()  # a function of the hoards (and the fixed value tables)
+            if S != self.S:
+                self.S = S
+                self.u0 = self.util(S)
+                self._g1 = {}  # (kind, src, dst) -> gain_move
+                self._g2 = {}  # (seat a, its change, seat b, its change) -> score_change_gain
+                self._top = None  # the best-scoring opponent (lowest seat on ties), once needed
+                self._vic = {}  # (actor, selector) -> victims
+            self._elig = {}  # (owner, max value) -> eligible
+            self._take = {}  # (victim, dst, max value, count) -> best_take
+            self._gives = {}  # (me, give lowest only) -> kinds I may give in a trade
+            self._trade = {}  # (me, victim, give lowest only, max value, max gain) -> best_trade
         self._eflip = {}
-        self._g1 = {}  # gain_move cache
         self._est = {}  # estimate cache
         self._keep = {}  # keep cache
 
     # -- evaluation ---------------------------------------------------------------------------
 
     def util(self, S) -> float:
-        me = self.me
-        mine = S[me]
+        mine = S[self.me]
         if self.n == 2:
-            top = S[1 - me]
+            top = S[self.others[0]]
             u = mine - top
-            best = max(mine, top)
         else:
-            others = [S[q] for q in range(self.n) if q != me]
+            others = self.others_scores(S)
             top = max(others)
             u = mine - 0.7 * top - 0.3 * sum(others) / len(others)
-            best = max(S)
+        best = max(mine, top)  # max(S)
         if best >= WIN:
             u += BIG if mine == best and top < best else -BIG
         return u
@@ -140,13 +171,27 @@ class _Decision:
         key = (k, src, dst)
         g = self._g1.get(key)
         if g is None:
-            S = list(self.S)
-            if src is not None:
-                S[src] -= self.vals[src][k]
-            if dst is not None:
-                S[dst] += self.vals[dst][k]
-            g = self._g1[key] = self.util(S) - self.u0
+            vals = self.vals
+            g = self._g1[key] = self.score_change_gain(
+                src, 0 if src is None else -vals[src][k], dst, 0 if dst is None else vals[dst][k])
         return g
+
+    def score_change_gain(self, a, da, b, db) -> float:
+        """Utility change when seat ``a``'s score changes by ``da`` and ``b``'s by ``db``.
+
+        A seat of None changes nothing. Moves of different kinds (and trades of different pairs)
+        often change the scores alike, so this is cached, for as long as the scores are unchanged.
+        """
+        key = (a, da, b, db)
+        x = self._g2.get(key)
+        if x is None:
+            S = list(self.S)
+            if a is not None:
+                S[a] += da
+            if b is not None:
+                S[b] += db
+            x = self._g2[key] = self.util(S) - self.u0
+        return x
 
     def soft(self, seat, x) -> float:
         """A non-treasure benefit ``x`` (cards, a ready dragon) to ``seat``, seen by me."""
@@ -154,11 +199,13 @@ class _Decision:
             return x
         if self.n == 2:
             return -x
-        top = max((q for q in range(self.n) if q != self.me), key=lambda q: self.S[q])
+        top = self._top
+        if top is None:
+            top = self._top = max(self.others, key=self.S.__getitem__)
         return -x * (0.7 if seat == top else 0.3)
 
     def lowest(self, seat, pool=None):
-        pool = self.v.hoard(seat) if pool is None else pool
+        pool = self.hoards[seat] if pool is None else pool
         if not pool:
             return None
         vs = self.vals[seat]
@@ -168,11 +215,11 @@ class _Decision:
         """Expected utility change (for me) of ``seat`` flipping the top Havok card."""
         if seat in self._eflip:
             return self._eflip[seat]
-        v, cs = self.v, self.cs
+        v, nt = self.v, self.nt
         known = v.known_top
         if known:
             k = known[0]
-            out = self.gain_move(k, None, seat) if cs.is_treasure(k) else self.soft(seat, EVENT_FLIP)
+            out = self.gain_move(k, None, seat) if k < nt else self.soft(seat, EVENT_FLIP)
         else:
             comp = v.havok_remaining()
             tot = sum(comp.values())
@@ -180,16 +227,17 @@ class _Decision:
                 out = 0.0
             else:
                 out = 0.0
-                for k, c in comp.items():
-                    out += c * (self.gain_move(k, None, seat) if cs.is_treasure(k)
-                                else self.soft(seat, EVENT_FLIP))
+                ev, gm = self.soft(seat, EVENT_FLIP), self.gain_move
+                for k, c in comp.items():  # in the Counter's order, as the float sum depends on it
+                    out += c * (gm(k, None, seat) if k < nt else ev)
                 out /= tot
         self._eflip[seat] = out
         return out
 
     def avg_treasure_gain(self, seat) -> float:
         comp = self.v.havok_remaining()
-        ts = [(k, c) for k, c in comp.items() if self.cs.is_treasure(k)]
+        nt = self.nt
+        ts = [(k, c) for k, c in comp.items() if k < nt]
         tot = sum(c for _, c in ts)
         if not tot:
             return 0.0
@@ -203,7 +251,7 @@ class _Decision:
         return x
 
     def _keep_value(self, k) -> float:
-        ab = self.cs.card(k)
+        ab = self.abilities[k]
         x = KEEP.get(ab.type, 1.0)
         d = self.my_dragon
         if ab.affinity == d.affinity:
@@ -216,41 +264,67 @@ class _Decision:
 
     def ability(self, ref):
         if isinstance(ref, int):
-            return self.cs.event(ref) if self.cs.is_event(ref) else self.cs.card(ref)
+            return self.abilities[ref] if ref >= self.nt else self.cs.card(ref)
         dr = self.cs.dragons[ref[1]]
         return dr.play if ref[2] == "play" else dr.crash
 
     def ops(self, ref, seat):
-        return self.ability(ref).ops(self.dragon_aff[seat])
+        key = (ref if isinstance(ref, int) else tuple(ref), seat)
+        out = self._ops.get(key)
+        if out is None:  # fixed for the game: the card data and the seat's dragon
+            out = self._ops[key] = self.ability(ref).ops(self.dragon_aff[seat])
+        return out
 
     # -- victims and best targets ---------------------------------------------------------------
 
     def victims(self, actor, sel):
-        n = self.n
-        opp = [(actor + i) % n for i in range(1, n)]
-        if sel == "richer":
-            return [q for q in opp if self.S[q] > self.S[actor]]
-        if sel == "richest":
-            best = max(self.S[q] for q in opp)
-            return [q for q in opp if self.S[q] == best]
-        return opp
+        key = (actor, sel)
+        out = self._vic.get(key)
+        if out is None:  # a function of the scores
+            n, S = self.n, self.S
+            opp = [(actor + i) % n for i in range(1, n)]
+            if sel == "richer":
+                out = [q for q in opp if S[q] > S[actor]]
+            elif sel == "richest":
+                best = max([S[q] for q in opp])
+                out = [q for q in opp if S[q] == best]
+            else:
+                out = opp
+            self._vic[key] = out
+        return out
 
     def eligible(self, owner, max_value):
-        vs = self.vals[owner]
-        return sorted({k for k in self.v.hoard(owner) if vs[k] <= max_value})
+        """The distinct kinds in ``owner``'s hoard worth at most ``max_value`` to it, ascending."""
+        key = (owner, max_value)
+        out = self._elig.get(key)
+        if out is None:
+            vs = self.vals[owner]
+            out = self._elig[key] = sorted({k for k in self.hoards[owner] if vs[k] <= max_value})
+        return out
 
     def best_take(self, op, actor, victim, dst):
         """(gain, picks) of the best steal (dst = actor) or break (dst = None) from ``victim``."""
-        m = op.get("max_value", 1 << 30)
+        m, count = op.get("max_value", 1 << 30), op.get("count", 1)
+        key = (victim, dst, m, count)
+        out = self._take.get(key)
+        if out is None:
+            out = self._take[key] = self._best_take(victim, dst, m, count)
+        return out
+
+    def _best_take(self, victim, dst, m, count):
         opts = self.eligible(victim, m)
         if not opts:
             return None, []
-        count = op.get("count", 1)
         if count == 1:
+            # max over (gain, kind): opts ascend, so ">=" hands ties to the larger kind
             gm = self.gain_move
-            g, k = max([(gm(k, victim, dst), k) for k in opts])
-            return g, [k]
-        hoard = list(self.v.hoard(victim))
+            best_g = best_k = None
+            for k in opts:
+                g = gm(k, victim, dst)
+                if best_k is None or g >= best_g:
+                    best_g, best_k = g, k
+            return best_g, [best_k]
+        hoard = list(self.hoards[victim])
         picks = []
         for _ in range(count):
             cand = [k for k in set(hoard) if self.vals[victim][k] <= m]
@@ -261,28 +335,70 @@ class _Decision:
             hoard.remove(k)
         return self.gain_moves([(k, victim, dst) for k in picks]), picks
 
-    def trade_options(self, op, me, victim):
-        """Yield (gain, take, give) for the legal trades with ``victim``."""
-        hoard = self.v.hoard(me)
-        if not hoard:
-            return
+    def trade_sides(self, op, me, victim):
+        """(gives, takes): the kinds I may give and may take in a trade with ``victim``, ascending."""
+        lowest = op.get("give") == "lowest"
+        gives = self._gives.get((me, lowest))
+        if gives is None:
+            hoard = self.hoards[me]
+            vm = self.vals[me]
+            if not hoard:
+                gives = []
+            elif lowest:
+                low = min(vm[k] for k in hoard)
+                gives = sorted({k for k in hoard if vm[k] == low})
+            else:
+                gives = sorted(set(hoard))
+            self._gives[me, lowest] = gives
+        if not gives:
+            return [], []
+        return gives, self.eligible(victim, op.get("max_value", 1 << 30))
+
+    def trade_options(self, op, me, victim) -> list:
+        """(gain, take, give) for each legal trade with ``victim``."""
+        gives, takes = self.trade_sides(op, me, victim)
         vm, vv = self.vals[me], self.vals[victim]
-        if op.get("give") == "lowest":
-            low = min(vm[k] for k in hoard)
-            gives = sorted({k for k in hoard if vm[k] == low})
-        else:
-            gives = sorted(set(hoard))
         mg = op.get("max_gain", 1 << 30)
-        util, u0 = self.util, self.u0
-        S = list(self.S)
-        sm, sv = S[me], S[victim]
-        for t in self.eligible(victim, op.get("max_value", 1 << 30)):
+        out = []
+        for t in takes:
             need = vv[t] - mg
             for g in gives:
                 if vm[g] >= need:
-                    S[me] = sm + vm[t] - vm[g]
-                    S[victim] = sv - vv[t] + vv[g]
-                    yield util(S) - u0, t, g
+                    out.append((self.score_change_gain(me, vm[t] - vm[g], victim, vv[g] - vv[t]),
+                                t, g))
+        return out
+
+    def best_trade(self, op, me, victim, default):
+        """The best gain in ``trade_options`` (``default`` if there is no legal trade)."""
+        key = (me, victim, op.get("give") == "lowest", op.get("max_value", 1 << 30),
+               op.get("max_gain", 1 << 30))
+        best = self._trade.get(key, False)  # None: no legal trade
+        if best is False:
+            best = self._trade[key] = self._best_trade(*key)
+        return default if best is None else best
+
+    def _best_trade(self, me, victim, lowest, mv, mg):
+        # the same trades as trade_sides offers, but legality and gain depend only on the two
+        # treasures' values (mine, the victim's): try each pair of value pairs once
+        hoard = self.hoards[me]
+        if not hoard:
+            return None
+        vm, vv = self.vals[me], self.vals[victim]
+        if lowest:
+            low = min([vm[k] for k in hoard])
+            give_vals = {(vm[k], vv[k]) for k in hoard if vm[k] == low}
+        else:
+            give_vals = {(vm[k], vv[k]) for k in hoard}
+        gain = self.score_change_gain
+        best = None
+        for tm, tv in {(vm[t], vv[t]) for t in self.hoards[victim] if vv[t] <= mv}:
+            need = tv - mg
+            for gm, gv in give_vals:
+                if gm >= need:
+                    x = gain(me, tm - gm, victim, gv - tv)
+                    if best is None or x > best:
+                        best = x
+        return best
 
     def estimate(self, ref, seat=None) -> float:
         """Utility (for me) of ``seat`` (default me) using ability ``ref`` with its best targets."""
@@ -308,8 +424,7 @@ class _Decision:
             elif name == "trade":
                 best = 0.0
                 for vic in self.victims(me, op.get("victim", "opponent")):
-                    for g, _, _ in self.trade_options(op, me, vic):
-                        best = max(best, g)
+                    best = max(best, self.best_trade(op, me, vic, 0.0))
                 total += best
             elif name == "salvage":
                 m = op.get("max_value", 1 << 30)
@@ -350,7 +465,7 @@ class _Decision:
                 if opts:
                     total += self.gain_move(min(opts, key=self.vals[you].__getitem__), you, None)
             elif name == "break_lowest_all":
-                total += self.gain_moves([(self.lowest(q), q, None) for q in range(n) if v.hoard(q)])
+                total += self.gain_moves([(self.lowest(q), q, None) for q in range(n) if self.hoards[q]])
             elif name == "tribute":
                 S = self.S
                 if len(set(S)) > 1:
@@ -451,50 +566,55 @@ class _Decision:
         return fn(self.p["choices"], self.p["context"])
 
     def d_main(self, choices, ctx):
-        lay, cs, v, me = self.lay, self.cs, self.v, self.me
+        lay, abilities, v, me = self.lay, self.abilities, self.v, self.me
         ready_type = self.my_dragon.ready_type
+        PLAY, INNATE_PLAY, DISCARD, SEAT = lay.PLAY, lay.INNATE_PLAY, lay.DISCARD, lay.SEAT
         plays, discards = [], []
         for a in choices:
-            if lay.PLAY <= a < lay.INNATE_PLAY:
+            if PLAY <= a < INNATE_PLAY:
                 plays.append(a)
-            elif lay.DISCARD <= a < lay.SEAT:
+            elif DISCARD <= a < SEAT:
                 discards.append(a)
+        can_play_more = v.cards_left(me) > 0
         # 1. the innate play, when it gains more than a ready dragon is worth
-        if lay.INNATE_PLAY in choices:
+        if INNATE_PLAY in choices:
             gain = self.estimate(["innate", v.dragon_index(me), "play"])
-            can_reready = any(cs.card(k).type == ready_type and cs.card(k).kind == "play"
-                              for k in v.hand) and v.cards_left(me) > 0
+            can_reready = any(abilities[k].type == ready_type and abilities[k].kind == "play"
+                              for k in v.hand) and can_play_more
             cost = 0.3 if can_reready else 1.2
             if gain > cost:
-                return lay.INNATE_PLAY
+                return INNATE_PLAY
         # 2. the best Hijinks card, when it gains clearly more than keeping it
         best, best_a = None, None
-        for a in plays:
-            k = a - lay.PLAY + self.fh
-            ab = cs.card(k)
-            g = self.estimate(k)
-            if ab.type == ready_type and not v.ready(me):
-                g += SOFT_READY
-            if ab.type == "draw" and v.cards_left(me) > 0:
-                g += 0.3 * len(plays)  # Sunny Side Up: more cards and another play
-            margin = g - 0.45 * self.keep(k)
-            if margin > 0.25 and (best is None or margin > best):
-                best, best_a = margin, a
+        if plays:
+            tired = not v.ready(me)
+            to_kind = self.fh - PLAY  # action -> Hijinks kind
+            for a in plays:
+                k = a + to_kind
+                ab_type = abilities[k].type
+                g = self.estimate(k)
+                if ab_type == ready_type and tired:
+                    g += SOFT_READY
+                if ab_type == "draw" and can_play_more:
+                    g += 0.3 * len(plays)  # Sunny Side Up: more cards and another play
+                margin = g - 0.45 * self.keep(k)
+                if margin > 0.25 and (best is None or margin > best):
+                    best, best_a = margin, a
         if best_a is not None:
-            self.agent._stake = max(1.0, best + 0.45 * self.keep(best_a - lay.PLAY + self.fh))
+            self.agent._stake = max(1.0, best + 0.45 * self.keep(best_a - PLAY + self.fh))
             return best_a
         # 3. cycle the least useful card, else pass
         if discards:
-            worst = min(discards, key=lambda a: (self.keep(a - lay.DISCARD + self.fh), a))
-            if self.keep(worst - lay.DISCARD + self.fh) < 1.25:
+            worst = min(discards, key=lambda a: (self.keep(a - DISCARD + self.fh), a))
+            if self.keep(worst - DISCARD + self.fh) < 1.25:
                 return worst
         return lay.END
 
     def crash_cost(self, a) -> float:
-        lay, cs, v, me = self.lay, self.cs, self.v, self.me
+        lay, abilities, v, me = self.lay, self.abilities, self.v, self.me
         if a == lay.INNATE_CRASH:
             rt = self.my_dragon.ready_type
-            has = any(cs.card(k).type == rt for k in v.hand)
+            has = any(abilities[k].type == rt for k in v.hand)
             return 0.6 if has else 1.0
         k = a - lay.PLAY + self.fh
         cost = 0.5 * self.keep(k)
@@ -502,7 +622,7 @@ class _Decision:
             # crashing on my own turn uses my card for the turn
             best = 0.0
             for h in set(v.hand):
-                if h != k and cs.card(h).kind == "play":
+                if h != k and abilities[h].kind == "play":
                     best = max(best, self.estimate(h) - 0.45 * self.keep(h))
             cost += best
         return cost
@@ -536,7 +656,7 @@ class _Decision:
             elif name == "swap_target":
                 g = self.use_gain(trig)
                 picks = list(trig.get("picks") or [])
-                spare = [k for k in v.hoard(me) if k not in picks]
+                spare = [k for k in self.hoards[me] if k not in picks]
                 if spare and picks:
                     u = trig["user"]
                     steal = self.ability(trig["ability"]).type == "steal"
@@ -603,8 +723,7 @@ class _Decision:
 
     def d_trade_from(self, choices, ctx):
         op = self._op_of(ctx, ("trade",))
-        return max(choices, key=lambda a: (max((g for g, _, _ in self.trade_options(
-            op, self.me, self._seat(a))), default=-99), -a))
+        return max(choices, key=lambda a: (self.best_trade(op, self.me, self._seat(a), -99), -a))
 
     def d_steal_pick(self, choices, ctx):
         vic = ctx.get("target")
