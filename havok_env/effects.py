@@ -536,6 +536,10 @@ CHOOSERS = {
 assert set(CHOOSERS) == TARGETED_OPS
 
 
+# The primitives that usable() may refuse; every other primitive can always be used.
+CONDITIONAL = frozenset({"steal", "break", "trade", "salvage", "flip", "foresight", "recall"})
+
+
 def usable(g, you: int, op: dict) -> bool:
     """May a card or ability with this primitive be used now (a legal target exists)?"""
     name = op["op"]

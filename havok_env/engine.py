@@ -345,7 +345,11 @@ class Game:
         return self.ability(ref).ops(self.dragon(seat).affinity)
 
     def usable(self, ref, seat: int) -> bool:
-        return all(effects.usable(self, seat, op) for op in self.ops_for(ref, seat))
+        conditional = effects.CONDITIONAL
+        for op in self.ops_for(ref, seat):
+            if op["op"] in conditional and not effects.usable(self, seat, op):
+                return False
+        return True
 
     # -- legal choices ---------------------------------------------------------------------------
 

@@ -172,3 +172,18 @@ def test_canceled_cards_return_at_end_of_turn_not_before():
     do(g, "end the turn")
     assert "Sticky Claws" in hand(g, 0)
     assert canceled(g) == []
+
+
+def test_only_conditional_primitives_can_make_a_card_unusable():
+    # Game.usable() checks just the primitives in effects.CONDITIONAL; every other primitive must
+    # be usable even in the emptiest position (no trash, discard pile, decks or treasures).
+    from havok_env import effects
+    from havok_env.cards import OP_PARAMS
+
+    g = Pos().build()
+    g.s.havok, g.s.discard, g.s.trash, g.s.hoards = [], [], [], [[], []]
+    for name in OP_PARAMS:
+        if name not in effects.CONDITIONAL:
+            assert effects.usable(g, 0, {"op": name}), name
+    assert not effects.usable(g, 0, {"op": "recall"})
+    assert not effects.usable(g, 0, {"op": "steal"})
