@@ -62,9 +62,15 @@ class HeuristicAgent(Agent):
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         self.seat = seat
+        self.forget()
+        self._decider = None
+
+    def forget(self) -> None:
+        """Forget what earlier decisions left behind (the stake of my last play, the trigger of
+        the last crash window), keeping the tables set up for this game's view: a search
+        rollout that reuses the bot then plays exactly like a fresh one."""
         self._trigger = None
         self._stake = 1.5
-        self._decider = None
 
     def act(self, observation, action_mask, view) -> int:
         return self.choose(view)

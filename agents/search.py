@@ -12,37 +12,51 @@ from .heuristic import HeuristicAgent
 
 # Default rollouts per decision by player count: rollouts get longer with more players, and these
 # keep the median decision under 100 ms on one core (docs/BENCHMARKS.md).
-DEFAULT_BUDGET = {2: 144, 3: 64, 4: 40}
+DEFAULT_BUDGET = {2: 160, 3: 64, 4: 40}
+# A rollout's cost in simulated decisions: the decisions it plays plus WORLD_COST for sampling
+# and copying its world. The budget buys ROLLOUT_COST per rollout, the average cost of a rollout
+# from the decisions the search bot meets (2 players), and never more than MAX_ROLLOUTS rollouts
+# per unit of budget.
+WORLD_COST = 2
+ROLLOUT_COST = 16
+MAX_ROLLOUTS = 4
 
 
 class SearchAgent(Agent):
     """Determinized ("perfect information") Monte Carlo search over the current decision.
 
-    For each of ``simulations // len(legal)`` sampled worlds (at least one), the seat's hidden
-    information is filled in at random consistently with what it knows
-    (:meth:`SeatView.determinize`:
-    opponents' hands, Hijinks deck order, unseen Havok deck order, the game's random generator).
-    Every legal action is tried in the *same* world (common random numbers, so the comparison
-    between actions is paired and far less noisy) and the game is played out to the end with
-    :class:`HeuristicAgent` playing every seat. An outcome scores +1 for a win, 0 for a draw and -1
-    for a loss, plus ``margin_weight`` times the final margin (my hoard minus the best other
-    hoard) to break ties between equally winning lines. The action with the best mean is chosen;
-    ties, and differences smaller than ``prior`` (in mean outcome), go to the heuristic's own choice.
+    World after world, the seat's hidden information is filled in at random consistently with what
+    it knows (:meth:`SeatView.determinize`: opponents' hands, Hijinks deck order, unseen Havok deck
+    order, the game's random generator). Every action still in the race is tried in the *same*
+    world (common random numbers, so the comparison between actions is paired and far less noisy)
+    and the game is played out to the end with :class:`HeuristicAgent` playing every seat. An
+    outcome scores +1 for a win, 0 for a draw and -1 for a loss, plus ``margin_weight`` times the
+    final margin (my hoard minus the best other hoard) to break ties between equally winning lines.
 
-    ``simulations`` is the budget: rollouts per decision. The default (None) is 144 with 2 players,
-    64 with 3 and 40 with 4 (``DEFAULT_BUDGET``), which keeps the median decision under 100 ms on
-    one core (docs/BENCHMARKS.md). ``time_limit`` (seconds), if set,
-    stops early once spent (non-deterministic; off by default). ``max_turns`` truncates rollouts
-    after that many turns and scores them by the hoard margin instead (None: play to the end).
-    The seeded generator makes the bot reproducible, and since it reads only the seat's view it
-    chooses the same way whatever the hidden cards are.
+    The heuristic's own choice is the baseline. After ``race_after`` worlds, an action whose
+    paired difference from the baseline is more than ``z_drop`` standard errors below zero leaves
+    the race, so the rest of the budget goes to the close calls; the search stops early when only
+    the baseline is left. At the end it deviates from the baseline only on clear evidence: the
+    best action's mean paired difference must exceed ``prior`` (in mean outcome) and ``z``
+    standard errors.
+
+    ``simulations`` is the budget, in rollouts of average cost: ``simulations * ROLLOUT_COST``
+    simulated decisions per decision (a rollout costs the decisions it plays plus ``WORLD_COST``),
+    at least one world and at most ``MAX_ROLLOUTS * simulations`` rollouts. Counting work rather
+    than rollouts gives short late-game rollouts more samples and keeps every decision's time about
+    the same. The default (None) is ``DEFAULT_BUDGET`` by player count, which keeps the median
+    decision under 100 ms on one core (docs/BENCHMARKS.md). ``time_limit`` (seconds), if set, stops early
+    once spent (non-deterministic; off by default). ``max_turns`` truncates rollouts after that
+    many turns and scores them by the hoard margin instead (None: play to the end). The seeded
+    generator makes the bot reproducible, and since it reads only the seat's view it chooses the
+    same way whatever the hidden cards are.
     """
 
     name = "search"
 
     def __init__(self, simulations: int | None = None, seed: int | None = None, time_limit: float | None = None,
                  margin_weight: float = 0.02, prior: float = 0.02, z: float = 1.0,
-                 max_turns: int | None = None):
+                 max_turns: int | None = None, race_after: int = 8, z_drop: float = 2.0):
         if simulations is not None and simulations < 1:
             raise ValueError("simulations must be at least 1")
         self.simulations = simulations
@@ -52,13 +66,17 @@ class SearchAgent(Agent):
         self.prior = prior
         self.z = z
         self.max_turns = max_turns
+        self.race_after = race_after
+        self.z_drop = z_drop
         self.rng = random.Random(seed)
         self.seat = 0
         self.heuristic = HeuristicAgent()
         self.stats = {"decisions": 0, "rollouts": 0}
+        self._sim = self._rollout_game = None
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         self.seat = seat
+        self._sim = self._rollout_game = None  # the rollout game of the last game played
         self.rng = random.Random(seed)
         if self.simulations is None:
             self.budget = DEFAULT_BUDGET.get(num_players, DEFAULT_BUDGET[4])
@@ -75,55 +93,81 @@ class SearchAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         self.stats["decisions"] += 1
-        worlds = max(1, self.budget // len(legal))
+        # The budget is work, not a count: simulated decisions, ROLLOUT_COST per rollout on
+        # average. Short rollouts (late in the game) buy more samples, long ones fewer, so every
+        # decision takes about the same time.
+        work = self.budget * ROLLOUT_COST
         values = {a: [] for a in legal}
+        active = list(legal)  # the heuristic's choice stays active: it is the baseline
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
-        for _ in range(worlds):
+        used = worlds = spent = 0
+        while worlds == 0 or spent < work and used + len(active) <= MAX_ROLLOUTS * self.budget:
             world = view.determinize(self.rng)
-            for a in legal:
-                g = world.clone()
+            if self._sim is None:
+                self._sim = world.clone()
+            g = self._sim
+            for a in active:
+                g.s = world.s.clone()
                 g.apply(a)
                 values[a].append(self.rollout(g))
+                spent += WORLD_COST + self._steps
+            used += len(active)
+            worlds += 1
+            if worlds >= self.race_after:
+                # Racing: drop challengers that are clearly worse than the heuristic's choice on
+                # the worlds they shared, so the rest of the budget sharpens the close calls.
+                base = values[prior_action]
+                active = [a for a in active if a == prior_action
+                          or self._paired(values[a], base)[1] >= -self.z_drop]
+                if len(active) == 1:
+                    break
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        done = len(values[prior_action])
-        self.stats["rollouts"] += done * len(legal)
+        self.stats["rollouts"] += used
         # Deviate from the heuristic's choice only on clear evidence: the paired per-world
         # differences must beat it by ``prior`` on average and by ``z`` standard errors.
         base = values[prior_action]
         best_a, best_score = prior_action, 0.0
-        for a in legal:
+        for a in active:
             if a == prior_action:
                 continue
-            d = [x - y for x, y in zip(values[a], base)]
-            mean = sum(d) / done
-            if mean <= self.prior:
-                continue
-            var = sum((x - mean) ** 2 for x in d) / max(1, done - 1)
-            se = (var / done) ** 0.5
-            if mean < self.z * se:
-                continue
-            if mean > best_score:
+            mean, z = self._paired(values[a], base)
+            if mean > self.prior and z >= self.z and mean > best_score:
                 best_a, best_score = a, mean
         return best_a
+
+    @staticmethod
+    def _paired(xs: list, base: list) -> tuple[float, float]:
+        """Mean of the paired differences ``xs[i] - base[i]`` and that mean in standard errors."""
+        d = [x - y for x, y in zip(xs, base)]
+        k = len(d)
+        mean = sum(d) / k
+        var = sum((x - mean) ** 2 for x in d) / max(1, k - 1)
+        se = (var / k) ** 0.5
+        return mean, (mean / se if se > 0 else (float("inf") if mean > 0 else float("-inf") if mean < 0 else 0.0))
 
     def rollout(self, g) -> float:
         """Play ``g`` out with heuristic bots in every seat; the outcome for this seat."""
         n = g.num_players
-        bots = [HeuristicAgent() for _ in range(n)]
-        for i, b in enumerate(bots):
-            b.seat = i
-        views = [SeatView(g, i) for i in range(n)]
+        if self._rollout_game is not g:
+            # Bots and views are kept for as long as rollouts run on this Game object (choose()
+            # swaps sampled states into it), so the bots' per-game tables are built once.
+            self._rollout_game = g
+            self._bots = [HeuristicAgent() for _ in range(n)]
+            for i, b in enumerate(self._bots):
+                b.seat = i
+            self._views = [SeatView(g, i) for i in range(n)]
+        bots, views = self._bots, self._views
+        for b in bots:
+            b.forget()
         s, apply = g.s, g.apply  # the engine mutates its state in place
-        if self.max_turns is None:
-            while s.result is None:
-                p = s.pending["player"]
-                apply(bots[p].choose(views[p]))
-        else:
-            stop = s.turn + self.max_turns
-            while s.result is None and s.turn < stop:
-                p = s.pending["player"]
-                apply(bots[p].choose(views[p]))
+        stop = (1 << 30) if self.max_turns is None else s.turn + self.max_turns
+        steps = 0
+        while s.result is None and s.turn < stop:
+            p = s.pending["player"]
+            apply(bots[p].choose(views[p]))
+            steps += 1
+        self._steps = steps
         scores = g.scores()
         me = self.seat
         margin = scores[me] - max(scores[q] for q in range(n) if q != me)

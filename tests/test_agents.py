@@ -171,15 +171,30 @@ def test_no_peeking(name):
 # -- the search budget ---------------------------------------------------------------------------
 
 
-def test_search_budget_is_rollouts_per_decision():
+def test_search_budget_is_simulated_decisions():
+    from agents.search import MAX_ROLLOUTS, ROLLOUT_COST, WORLD_COST
+
     for sims in (1, 10, 30):
-        g = positions(2, 3, 6, seed0=5)[0]
-        seat = g.to_act
-        bot = SearchAgent(simulations=sims)
-        bot.reset(seat, 2, 1)
-        bot.choose(SeatView(g, seat))
-        k = len(g.legal_actions())
-        assert bot.stats["rollouts"] == max(1, sims // k) * k
+        for g in positions(2, 2, 3, seed0=5):
+            seat = g.to_act
+            k = len(g.legal_actions())
+            bot = SearchAgent(simulations=sims, race_after=10**9)
+            bot.reset(seat, 2, 1)
+            spent = []
+            rollout = bot.rollout
+
+            def counted(game):
+                value = rollout(game)
+                spent.append(WORLD_COST + bot._steps)
+                return value
+
+            bot.rollout = counted
+            bot.choose(SeatView(g, seat))
+            work = sims * ROLLOUT_COST
+            # whole worlds (every action in each), until the work is spent or the rollout cap
+            assert len(spent) % k == 0 and bot.stats["rollouts"] == len(spent)
+            assert len(spent) == k or sum(spent[:-k]) < work
+            assert sum(spent) >= work or len(spent) + k > MAX_ROLLOUTS * sims
     assert make_agent("search:7").simulations == 7
     assert make_agent("search").simulations is None  # the per-player-count default
     auto = SearchAgent()
@@ -196,3 +211,23 @@ def test_search_does_not_change_the_real_game():
     bot.reset(g.to_act, 3, 0)
     bot.choose(SeatView(g, g.to_act))
     assert g.snapshot() == before
+
+
+def test_search_races_clearly_worse_actions_out():
+    # Paired differences: the mean and its size in standard errors.
+    mean, z = SearchAgent._paired([1.0, 1.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0])
+    assert mean == 0.75 and z == pytest.approx(0.75 / (0.25 ** 0.5 / 2))
+    assert SearchAgent._paired([1.0, 1.0], [0.0, 0.0]) == (1.0, float("inf"))
+    assert SearchAgent._paired([0.0, 0.0], [1.0, 1.0]) == (-1.0, float("-inf"))
+    # Over many decisions, racing spends fewer rollouts than trying every action in every world
+    # (it stops once only the heuristic's choice is left) and never more than the budget.
+    spent = {}
+    for race_after in (4, 10**9):
+        bot = SearchAgent(simulations=60, race_after=race_after)
+        for g in positions(2, 3, 6, seed0=11)[:6]:
+            bot.reset(g.to_act, 2, 3)
+            before = bot.stats["rollouts"]
+            bot.choose(SeatView(g, g.to_act))
+            assert bot.stats["rollouts"] - before <= 4 * 60  # MAX_ROLLOUTS per unit of budget
+        spent[race_after] = bot.stats["rollouts"]
+    assert spent[4] < spent[10**9]
