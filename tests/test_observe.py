@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from havok_env import Game
+from havok_env import observe
 from havok_env.observe import Observer
 
 DECISION_SECTIONS = ("decision_kind", "purpose", "ability", "actor", "target", "trigger",
@@ -67,14 +68,19 @@ def decision_part(ob: Observer, obs: np.ndarray) -> np.ndarray:
                            for name in DECISION_SECTIONS])
 
 
-@pytest.mark.parametrize("bytewise", [True, False])
+@pytest.mark.parametrize("route", ["bytes", "python", "split"])
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_observation_matches_the_reference_for_every_seat(n, bytewise):
+def test_observation_matches_the_reference_for_every_seat(n, route, monkeypatch):
+    # "python": the route for card sets with more kinds than one-byte codes; "split": the counted
+    # slots shared out over several bincounts, as for card sets with more slots than 256.
+    if route == "split":
+        monkeypatch.setattr(observe, "_CODE_SPACE", 64)
     checked = 0
     for seed in range(12):
         game = Game(n, seed=seed)
         ob = Observer(game.cards)
-        ob._bytewise = bytewise  # False: the route for card sets beyond one-byte codes
+        assert (len(ob._spaces) == 1) == (route != "split")
+        ob._bytewise = route != "python"
         rng = random.Random(seed)
         while not game.is_over:
             for seat in range(n):
