@@ -10,9 +10,8 @@ from havok_env.view import SeatView
 from .base import Agent
 from .heuristic import HeuristicAgent
 
-# Default rollouts per decision by player count: rollouts get longer with more players, and these
-# keep the median decision under 100 ms on one core (docs/BENCHMARKS.md).
-DEFAULT_BUDGET = {2: 160, 3: 64, 4: 40}
+# Default budget by player count: a median decision of 85-90 ms on one core (docs/BENCHMARKS.md).
+DEFAULT_BUDGET = {2: 160, 3: 160, 4: 144}
 # A rollout's cost in simulated decisions: the decisions it plays plus WORLD_COST for sampling
 # and copying its world. The budget buys ROLLOUT_COST per rollout, the average cost of a rollout
 # from the decisions the search bot meets (2 players), and never more than MAX_ROLLOUTS rollouts

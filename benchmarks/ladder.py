@@ -9,7 +9,7 @@
 A pairing ``A:B`` plays A against B. In 2-player games A and B alternate seats and the games cycle
 through every ordered pair of dragons, so seats and dragons are balanced. In 4-player games one A
 plays against three Bs, A's seat and the dragons rotating the same way; fair is 25%. Agents are
-make_agent specs, and ``search@N`` means a search bot with N simulations per decision. A draw
+make_agent specs, and ``search@N`` means a search bot with budget N (``search:N``). A draw
 counts as a shared win (1/k to each of the k tied leaders). Game g uses seed ``--seed + g``; the
 games run in ``--jobs`` processes (``--jobs 1``: in this process, no pool).
 
