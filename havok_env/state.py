@@ -62,15 +62,9 @@ class GameState:
         return out % n
 
     def shuffle(self, cards: list[int]) -> None:
-        # Fisher-Yates with rand_below's SplitMix64 step inlined (shuffles dominate game setup).
-        state = self.rng
         for i in range(len(cards) - 1, 0, -1):
-            state = (state + 0x9E3779B97F4A7C15) & _MASK
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-            j = (z ^ (z >> 31)) % (i + 1)
+            j = self.rand_below(i + 1)
             cards[i], cards[j] = cards[j], cards[i]
-        self.rng = state
 
     def clone(self) -> "GameState":
         return pickle.loads(pickle.dumps(self, pickle.HIGHEST_PROTOCOL))
