@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
@@ -100,11 +101,17 @@ class SearchAgent(Agent):
         active = list(legal)  # the heuristic's choice stays active: it is the baseline
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         used = worlds = spent = 0
+        # Rollouts run on one Game object per card set and dragons (the tables of its bots and
+        # views depend on them), into which each sampled state is copied.
+        dragons = tuple(view.dragon_index(q) for q in range(view.num_players))
+        sim = self._sim
+        if sim is not None and (sim[0] is not view.cards or sim[1] != dragons):
+            sim = None
         while worlds == 0 or spent < work and used + len(active) <= MAX_ROLLOUTS * self.budget:
             world = view.determinize(self.rng)
-            if self._sim is None:
-                self._sim = world.clone()
-            g = self._sim
+            if sim is None:
+                sim = self._sim = (view.cards, dragons, world.clone())
+            g = sim[2]
             for a in active:
                 g.s = world.s.clone()
                 g.apply(a)
@@ -143,7 +150,9 @@ class SearchAgent(Agent):
         mean = sum(d) / k
         var = sum((x - mean) ** 2 for x in d) / max(1, k - 1)
         se = (var / k) ** 0.5
-        return mean, (mean / se if se > 0 else (float("inf") if mean > 0 else float("-inf") if mean < 0 else 0.0))
+        if se == 0:
+            return mean, math.copysign(math.inf, mean) if mean else 0.0
+        return mean, mean / se
 
     def rollout(self, g) -> float:
         """Play ``g`` out with heuristic bots in every seat; the outcome for this seat."""

@@ -231,3 +231,21 @@ def test_search_races_clearly_worse_actions_out():
             assert bot.stats["rollouts"] - before <= 4 * 60  # MAX_ROLLOUTS per unit of budget
         spent[race_after] = bot.stats["rollouts"]
     assert spent[4] < spent[10**9]
+
+
+def test_search_carries_nothing_from_one_game_into_another():
+    # The rollout game and bots are kept between decisions; a decision in another game (other
+    # dragons) must come out exactly as from a fresh bot.
+    first = positions(2, 3, 6, seed0=21)[0]
+    other = next(g for g in positions(2, 6, 3, seed0=40) if g.s.dragons != first.s.dragons)
+    used = SearchAgent(simulations=20)
+    used.reset(first.to_act, 2, 1)
+    used.choose(SeatView(first, first.to_act))
+    fresh = SearchAgent(simulations=20)
+    fresh.reset(other.to_act, 2, 1)
+    for bot in (used, fresh):
+        bot.seat = other.to_act
+        bot.rng = random.Random(7)
+        bot.stats["rollouts"] = 0
+    assert used.choose(SeatView(other, other.to_act)) == fresh.choose(SeatView(other, other.to_act))
+    assert used.stats["rollouts"] == fresh.stats["rollouts"]
