@@ -450,14 +450,7 @@ class _Decision:
             elif name == "recall":
                 total += self.soft(me, 0.6 if self.v.discard else 0.0)
             elif name == "pass_left":
-                moves = []
-                for q in range(self.n):
-                    if op.get("skip_you") and q == me:
-                        continue
-                    k = self.lowest(q)
-                    if k is not None:
-                        moves.append((k, q, (q + 1) % self.n))
-                total += self.gain_moves(moves)
+                total += self.pass_left_gain(op, me)
         return total
 
     def event_gain(self, ev, you) -> float:
@@ -552,15 +545,19 @@ class _Decision:
         if name in ("foresight", "recall", "extra_play"):
             return self.soft(u, 0.5)
         if name == "pass_left":
-            moves = []
-            for q in range(self.n):
-                if op.get("skip_you") and q == u:
-                    continue
-                k = self.lowest(q)
-                if k is not None:
-                    moves.append((k, q, (q + 1) % self.n))
-            return self.gain_moves(moves)
+            return self.pass_left_gain(op, u)
         return 0.0
+
+    def pass_left_gain(self, op: dict, you: int) -> float:
+        """Every seat (but ``you`` with skip_you) passes its lowest treasure to its left."""
+        moves = []
+        for q in range(self.n):
+            if op.get("skip_you") and q == you:
+                continue
+            k = self.lowest(q)
+            if k is not None:
+                moves.append((k, q, (q + 1) % self.n))
+        return self.gain_moves(moves)
 
     # -- decisions -------------------------------------------------------------------------------
 
