@@ -249,3 +249,23 @@ def test_search_carries_nothing_from_one_game_into_another():
         bot.stats["rollouts"] = 0
     assert used.choose(SeatView(other, other.to_act)) == fresh.choose(SeatView(other, other.to_act))
     assert used.stats["rollouts"] == fresh.stats["rollouts"]
+
+
+def test_search_rollouts_stop_after_max_turns_and_score_the_margin():
+    checked = 0
+    for g in positions(2, 3, 6, seed0=5):
+        me = g.to_act
+        bot = SearchAgent(simulations=8, max_turns=1)
+        bot.reset(me, 2, 0)
+        start = g.s.turn
+        sim = g.clone()
+        value = bot.rollout(sim)
+        if sim.is_over:
+            continue
+        assert sim.s.turn == start + 1  # stopped as the next turn began
+        scores = sim.scores()
+        margin = scores[me] - scores[1 - me]
+        assert value == pytest.approx(max(-1.0, min(1.0, margin / 8)) + 0.02 * margin)
+        checked += 1
+    assert checked >= 3
+    assert SearchAgent().max_turns == 4
