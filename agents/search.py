@@ -11,12 +11,11 @@ from havok_env.view import SeatView
 from .base import Agent
 from .heuristic import HeuristicAgent
 
-# Default budget by player count: a median decision of 85-90 ms on one core (docs/BENCHMARKS.md).
+# Default budget by player count: a median decision of about 80 ms on one core (docs/BENCHMARKS.md).
 DEFAULT_BUDGET = {2: 160, 3: 160, 4: 144}
 # A rollout's cost in simulated decisions: the decisions it plays plus WORLD_COST for sampling
-# and copying its world. The budget buys ROLLOUT_COST per rollout, the average cost of a rollout
-# from the decisions the search bot meets (2 players), and never more than MAX_ROLLOUTS rollouts
-# per unit of budget.
+# and copying its world. Each unit of budget buys ROLLOUT_COST of them (the average cost of a
+# 2-player rollout played to the end) and at most MAX_ROLLOUTS rollouts.
 WORLD_COST = 2
 ROLLOUT_COST = 16
 MAX_ROLLOUTS = 4
@@ -29,9 +28,10 @@ class SearchAgent(Agent):
     it knows (:meth:`SeatView.determinize`: opponents' hands, Hijinks deck order, unseen Havok deck
     order, the game's random generator). Every action still in the race is tried in the *same*
     world (common random numbers, so the comparison between actions is paired and far less noisy)
-    and the game is played out to the end with :class:`HeuristicAgent` playing every seat. An
-    outcome scores +1 for a win, 0 for a draw and -1 for a loss, plus ``margin_weight`` times the
-    final margin (my hoard minus the best other hoard) to break ties between equally winning lines.
+    and played ahead with :class:`HeuristicAgent` in every seat, for ``max_turns`` turns or to the
+    end. A finished game scores +1 for a win, 0 for a draw and -1 for a loss, an unfinished one
+    the margin (my hoard minus the best other hoard) / 8, clipped to ±1; both add ``margin_weight``
+    times the margin to break ties between equally winning lines.
 
     The heuristic's own choice is the baseline. After ``race_after`` worlds, an action whose
     paired difference from the baseline is more than ``z_drop`` standard errors below zero leaves
@@ -40,16 +40,15 @@ class SearchAgent(Agent):
     best action's mean paired difference must exceed ``prior`` (in mean outcome) and ``z``
     standard errors.
 
-    ``simulations`` is the budget, in rollouts of average cost: ``simulations * ROLLOUT_COST``
+    ``simulations`` is the budget: ``simulations * ROLLOUT_COST``
     simulated decisions per decision (a rollout costs the decisions it plays plus ``WORLD_COST``),
     at least one world and at most ``MAX_ROLLOUTS * simulations`` rollouts. Counting work rather
     than rollouts gives short late-game rollouts more samples and keeps every decision's time about
     the same. The default (None) is ``DEFAULT_BUDGET`` by player count, which keeps the median
-    decision under 100 ms on one core (docs/BENCHMARKS.md). ``time_limit`` (seconds), if set, stops early
-    once spent (non-deterministic; off by default). ``max_turns`` (default 4) stops a rollout
-    after that many turns and scores it by the hoard margin instead (margin / 8, clipped to ±1;
-    None plays every rollout to the end): four turns ahead, the margin predicts the winner well
-    enough, and the shorter rollouts buy more worlds for the same time. The seeded
+    decision under 100 ms on one core (docs/BENCHMARKS.md). ``time_limit`` (seconds), if set,
+    stops early once spent (non-deterministic; off by default). ``max_turns`` defaults to 4 (None
+    plays every rollout to the end): four turns ahead the margin predicts the winner well enough,
+    and the shorter rollouts buy more worlds for the same time. The seeded
     generator makes the bot reproducible, and since it reads only the seat's view it chooses the
     same way whatever the hidden cards are.
     """
