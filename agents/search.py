@@ -57,9 +57,13 @@ class SearchAgent(Agent):
 
     def __init__(self, simulations: int | None = None, seed: int | None = None, time_limit: float | None = None,
                  margin_weight: float = 0.02, prior: float = 0.02, z: float = 1.0,
-                 max_turns: int | None = 4, race_after: int = 8, z_drop: float = 2.0):
+                 max_turns: int | None = 4, race_after: int = 8, z_drop: float = 2.0,
+                 rollout_opponents: str = "heuristic"):
         if simulations is not None and simulations < 1:
             raise ValueError("simulations must be at least 1")
+        if rollout_opponents not in ("heuristic", "random"):
+            raise ValueError(f"rollout_opponents must be 'heuristic' or 'random', not {rollout_opponents!r}")
+        self.rollout_opponents = rollout_opponents
         self.simulations = simulations
         self.budget = DEFAULT_BUDGET[2] if simulations is None else int(simulations)
         self.time_limit = time_limit
@@ -156,13 +160,15 @@ class SearchAgent(Agent):
         return mean, mean / se
 
     def rollout(self, g) -> float:
-        """Play ``g`` out with heuristic bots in every seat; the outcome for this seat."""
+        """Play ``g`` out with heuristic bots in every seat (or random players in the others'
+        seats, per ``rollout_opponents``); the outcome for this seat."""
         n = g.num_players
         if self._rollout_game is not g:
             # Bots and views are kept for as long as rollouts run on this Game object (choose()
             # swaps sampled states into it), so the bots' per-game tables are built once.
             self._rollout_game = g
-            self._bots = [HeuristicAgent() for _ in range(n)]
+            self._bots = [HeuristicAgent() if i == self.seat or self.rollout_opponents == "heuristic"
+                          else _RandomPlayer(self) for i in range(n)]
             for i, b in enumerate(self._bots):
                 b.seat = i
             self._views = [SeatView(g, i) for i in range(n)]
@@ -186,3 +192,17 @@ class SearchAgent(Agent):
         else:
             out = max(-1.0, min(1.0, margin / 8.0))
         return out + self.margin_weight * margin
+
+
+class _RandomPlayer:
+    """A rollout stand-in for a uniformly random opponent, drawing from the search's generator."""
+
+    def __init__(self, search: SearchAgent):
+        self.search = search
+
+    def choose(self, view) -> int:
+        legal = view.legal_actions()
+        return legal[self.search.rng.randrange(len(legal))]
+
+    def forget(self) -> None:
+        pass

@@ -251,6 +251,27 @@ def test_search_carries_nothing_from_one_game_into_another():
     assert used.stats["rollouts"] == fresh.stats["rollouts"]
 
 
+def test_search_can_model_its_opponents_as_random_players(monkeypatch):
+    from agents import search as search_module
+
+    g = positions(2, 3, 6, seed0=5)[0]
+    asked = {"heuristic": set(), "random": set()}
+    for cls, key in ((HeuristicAgent, "heuristic"), (search_module._RandomPlayer, "random")):
+        def recording(self, view, _choose=cls.choose, _key=key):
+            asked[_key].add(view.seat)
+            return _choose(self, view)
+        monkeypatch.setattr(cls, "choose", recording)
+    me = g.to_act
+    bot = SearchAgent(simulations=4, rollout_opponents="random", max_turns=None)
+    bot.reset(me, 2, 0)
+    sim = g.clone()
+    bot.rollout(sim)
+    assert sim.is_over
+    assert asked == {"heuristic": {me}, "random": {1 - me}}
+    with pytest.raises(ValueError, match="rollout_opponents"):
+        SearchAgent(rollout_opponents="greedy")
+
+
 def test_search_rollouts_stop_after_max_turns_and_score_the_margin():
     checked = 0
     for g in positions(2, 3, 6, seed0=5):

@@ -24,3 +24,12 @@ def test_balance_report_runs(monkeypatch, capsys):
                monkeypatch)
     out = capsys.readouterr().out
     assert "Ruby" in out and "Havok deck" in out
+
+
+def test_luck_cap_reports_a_win_rate(monkeypatch, capsys):
+    try:
+        run_script("luck_cap.py", ["--budget", "1", "--games", "6", "--workers", "1"], monkeypatch)
+    except SystemExit as e:
+        assert e.code == 0
+    out = capsys.readouterr().out
+    assert "search:1 (random rollout opponents) as fire vs random" in out and "6 games" in out
