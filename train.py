@@ -6,10 +6,12 @@
     python train.py --dragon fire --self-play     # bots mixed with frozen snapshots of itself
     python train.py --dragon fire --resume        # continue the run of models/fire
 
-By default the policy network is first warm-started by behaviour cloning (``agents/imitation.py``:
-``--bc-games`` games of the heuristic bot in the learner's seat, imitated by cross-entropy on the
-masked logits, the value head fitted to the outcomes), then PPO fine-tunes it; ``--bc-games 0``
-trains from scratch.
+By default the policy network is warm-started in two imitation stages (``agents/imitation.py``:
+a teacher bot plays in the learner's seat, its choices are imitated by cross-entropy on the masked
+logits and the value head is fitted to the outcomes): behaviour cloning of the heuristic bot on
+``--bc-games`` games, then distillation of the search bot, which beats the heuristic, on
+``--distill-games`` games (expert iteration). PPO then fine-tunes the network against the
+opponents. ``--bc-games 0 --distill-games 0`` trains from scratch.
 
 Writes ``PATH.zip`` (the best model found by the periodic evaluation; an agent spec anywhere agents
 are named), ``PATH.json`` (run record: settings, versions, wall time, learning curve, final
@@ -35,7 +37,7 @@ DRAGONS = ("fire", "darkness", "sunlight", "moonlight", "ruby", "obsidian", "amb
 
 # Defaults of the documented run (docs/TRAINING.md).
 DEFAULTS = dict(
-    timesteps=1_000_000,
+    timesteps=400_000,
     learning_rate=3e-4,
     n_steps=512,           # per env and rollout (8 envs on 2 cores: 4096 per rollout, ~300 games)
     envs_per_core=4,
@@ -46,6 +48,8 @@ DEFAULTS = dict(
     clip_range=0.2,
     bc_games=20_000,       # behaviour-cloning warm start: heuristic games in the learner's seat
     bc_epochs=10,
+    distill_games=1_500,   # then imitate the search bot on these games (expert iteration)
+    distill_epochs=12,
     ent_coef=0.001,        # small: a larger bonus pulls the warm-started policy away from its teacher
     vf_coef=0.5,
     net_arch=[256, 256],
@@ -115,6 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"epochs of behaviour cloning (default {DEFAULTS['bc_epochs']})")
     p.add_argument("--bc-teacher", default="heuristic", metavar="SPEC",
                    help="the bot imitated by the warm start (default heuristic)")
+    p.add_argument("--distill-games", type=int, default=DEFAULTS["distill_games"],
+                   help="distillation after the warm start: games of the --distill-teacher in the learner's "
+                        f"seat, imitated before PPO (default {DEFAULTS['distill_games']:,}; 0: none)")
+    p.add_argument("--distill-epochs", type=int, default=DEFAULTS["distill_epochs"],
+                   help=f"epochs of distillation (default {DEFAULTS['distill_epochs']})")
+    p.add_argument("--distill-teacher", default="search", metavar="SPEC",
+                   help="the bot imitated by the distillation (default search)")
     p.add_argument("--clip-range", type=float, default=DEFAULTS["clip_range"])
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="print only the final summary")
@@ -250,7 +261,7 @@ def validate(args) -> dict:
     n_envs = args.n_envs if args.n_envs is not None else DEFAULTS["envs_per_core"] * (os.cpu_count() or 1)
     if n_envs < 1:
         raise UsageError(f"--n-envs must be at least 1, not {n_envs}")
-    for name in ("eval_games", "final_eval_games", "eval_every", "pool_size"):
+    for name in ("eval_games", "final_eval_games", "eval_every", "pool_size", "bc_games", "distill_games"):
         if getattr(args, name) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must not be negative")
     if args.n_steps < 2 or args.batch_size < 2 or args.n_epochs < 1:
@@ -262,9 +273,9 @@ def validate(args) -> dict:
     eval_opps = args.eval_opponents
     if eval_opps is None:
         eval_opps = list(dict.fromkeys(list(args.opponents) + ["random"]))
-    for spec in list(args.opponents) + list(eval_opps):
+    for spec in list(args.opponents) + list(eval_opps) + [args.bc_teacher, args.distill_teacher]:
         if spec.strip().startswith("human"):
-            raise UsageError("human cannot be a training or evaluation opponent")
+            raise UsageError("human cannot be a training or evaluation opponent, nor a teacher")
         if spec.endswith(".zip") or spec.endswith(".json"):
             from agents.policy import model_path
             if not os.path.exists(model_path(spec)):
@@ -350,21 +361,32 @@ def run(args) -> dict:
              "clip_range": args.clip_range, "ent_coef": args.ent_coef,
              "vf_coef": DEFAULTS["vf_coef"], "net_arch": list(args.net_arch),
              "shaping": args.shaping, "bc_games": 0 if args.resume else args.bc_games,
-             "bc_epochs": args.bc_epochs, "bc_teacher": args.bc_teacher}
-    bc_info = None
-    if args.bc_games and not args.resume:
+             "bc_epochs": args.bc_epochs, "bc_teacher": args.bc_teacher,
+             "distill_games": 0 if args.resume else args.distill_games, "distill_epochs": args.distill_epochs,
+             "distill_teacher": args.distill_teacher}
+    def imitate(stage: str, games: int, teacher: str, epochs: int, seed: int) -> dict:
+        """One warm-start stage: collect ``teacher``'s decisions in the learner's seat, fit them."""
         from agents.imitation import collect, pretrain
-        tb0 = time.time()
-        _say(args, f"behaviour cloning: {args.bc_games:,} games of {args.bc_teacher} as {dragon.name} ...")
-        data = collect(dragon.affinity, players, args.bc_games, opponents=bots, teacher=args.bc_teacher,
-                       seed=args.seed * 7_654_321 + 99, workers=cpus, gamma=args.gamma)
-        bc_info = pretrain(model.policy, data, epochs=args.bc_epochs, seed=args.seed,
-                           log=None if args.quiet else (lambda m: _say(args, m)))
-        del data
-        bc_info.update(games=args.bc_games, teacher=args.bc_teacher, opponents=bots,
-                       wall_time_s=round(time.time() - tb0, 1))
-        _say(args, f"behaviour cloning done in {bc_info['wall_time_s']:.0f}s: {bc_info['samples']:,} "
-                   f"decisions, held-out accuracy {100 * (bc_info['holdout_accuracy'] or 0):.1f}%")
+        t1 = time.time()
+        _say(args, f"{stage}: {games:,} games of {teacher} as {dragon.name} ...")
+        data = collect(dragon.affinity, players, games, opponents=bots, teacher=teacher,
+                       seed=seed, workers=cpus, gamma=args.gamma)
+        info = pretrain(model.policy, data, epochs=epochs, seed=args.seed, stage=stage,
+                        log=None if args.quiet else (lambda m: _say(args, m)))
+        info.update(games=games, teacher=teacher, opponents=bots, wall_time_s=round(time.time() - t1, 1))
+        _say(args, f"{stage} done in {info['wall_time_s']:.0f}s: {info['samples']:,} "
+                   f"decisions, held-out accuracy {100 * (info['holdout_accuracy'] or 0):.1f}%")
+        return info
+
+    bc_info = distill_info = None
+    if args.bc_games and not args.resume:
+        bc_info = imitate("behaviour cloning", args.bc_games, args.bc_teacher, args.bc_epochs,
+                          seed=args.seed * 7_654_321 + 99)
+    if args.distill_games and not args.resume:
+        # Expert iteration: the search bot's choices improve on the heuristic's (it beats it ~62%),
+        # and imitating them teaches the network more per game than PPO's one outcome per game.
+        distill_info = imitate("distillation", args.distill_games, args.distill_teacher, args.distill_epochs,
+                               seed=args.seed * 7_654_321 + 500_000_000)
     meta = {"env_version": ENV_VERSION, "dragon": dragon.name, "affinity": dragon.affinity,
             "players": players, "observation_size": obs_size, "action_size": n_actions}
     setattr(model, META_KEY, meta)
@@ -432,7 +454,7 @@ def run(args) -> dict:
             _say(args, f"[{ts:>9,} steps, {time.time() - t0:6.0f}s] " + "; ".join(fmt_eval(r) for r in results) + mark)
 
     cb = TrainCallback()
-    if bc_info is not None and args.eval_every and args.eval_games:
+    if (bc_info or distill_info) and args.eval_every and args.eval_games:
         cb.model = model
         cb.run_eval(log=False)  # the warm start's strength: the curve's first point (0 PPO steps)
     _say(args, f"training {dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}"
@@ -466,6 +488,7 @@ def run(args) -> dict:
         "wall_time_this_run_s": round(wall, 1), "train_wall_time_s": round(train_wall, 1),
         "model": model_path(out), "best_at_timesteps": state["best_at"],
         "behaviour_cloning": bc_info if bc_info is not None else prev.get("behaviour_cloning"),
+        "distillation": distill_info if distill_info is not None else prev.get("distillation"),
         "evaluation_opponents": cfg["eval_opponents"], "curve": curve,
         "final_evaluation": final,
     }
@@ -473,8 +496,9 @@ def run(args) -> dict:
         json.dump(record, f, indent=2)
     plot_curve(curve, out + ".curve.png",
                f"{dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}",
-               xlabel="PPO timesteps (learner decisions)" + ("; 0 = after the behaviour-cloning warm start"
-                                                             if record["behaviour_cloning"] else ""))
+               xlabel="PPO timesteps (learner decisions)" + ("; 0 = after the imitation warm start"
+                                                             if record["behaviour_cloning"] or record["distillation"]
+                                                             else ""))
     print(f"saved {model_path(out)} (best at {state['best_at']:,} steps) and {out}.json; "
           f"wall time {wall / 60:.1f} min")
     for r in final:

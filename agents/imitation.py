@@ -10,6 +10,11 @@ the learner's final reward (for the value network) and how many learner decision
 by cross-entropy on the *masked* logits (illegal actions excluded, as MaskablePPO does), the value
 head by regression on the discounted final reward. PPO then fine-tunes from there (train.py
 ``--bc-games``).
+
+train.py runs it twice: on many games of the cheap heuristic bot (``--bc-games``), then on fewer
+games of the search bot (``--distill-games``), whose choices improve on the heuristic's: imitating
+an improved policy is one step of expert iteration, and teaches the network far more per game than
+PPO's single outcome per game.
 """
 
 from __future__ import annotations
@@ -82,7 +87,8 @@ def collect(dragon: str, players: int, games: int, opponents=("heuristic",), tea
 
 
 def pretrain(policy, data: dict, epochs: int = 8, batch_size: int = 512, lr: float = 1e-3,
-             value_coef: float = 0.5, seed: int = 0, holdout: float = 0.05, log=None) -> dict:
+             value_coef: float = 0.5, seed: int = 0, holdout: float = 0.05, log=None,
+             stage: str = "behaviour cloning") -> dict:
     """Fit ``policy`` (an SB3 ``MaskableActorCriticPolicy``) to ``data`` by supervised learning.
 
     Returns ``{"samples", "epochs", "train_accuracy", "holdout_accuracy", "value_mse", "seconds"}``.
@@ -141,7 +147,7 @@ def pretrain(policy, data: dict, epochs: int = 8, batch_size: int = 512, lr: flo
             vsum += float(loss_v.detach()) * len(idx)
         acc, vloss = correct / max(1, total), vsum / max(1, total)
         if log:
-            log(f"behaviour cloning epoch {ep + 1}/{epochs}: accuracy {100 * acc:.1f}%, value mse {vloss:.3f}")
+            log(f"{stage} epoch {ep + 1}/{epochs}: accuracy {100 * acc:.1f}%, value mse {vloss:.3f}")
     policy.eval()
     hacc = None
     if n_hold:

@@ -27,6 +27,7 @@ def tiny_model(tmp_path_factory):
                      "--n-steps", "256", "--batch-size", "128", "--n-epochs", "2", "--net-arch", "32", "32",
                      "--eval-every", "1024", "--eval-games", "20", "--final-eval-games", "40",
                      "--bc-games", "40", "--bc-epochs", "2",
+                     "--distill-games", "4", "--distill-teacher", "search:2", "--distill-epochs", "2",
                      "--seed", "3", "--out", str(out), "--logdir", "", "--no-progress", "--quiet"])
     assert rc == 0
     return str(out)
@@ -50,6 +51,9 @@ def test_tiny_training_saves_model_and_record(tiny_model):
     bc = rec["behaviour_cloning"]
     assert bc["games"] == 40 and bc["samples"] > 100 and bc["teacher"] == "heuristic"
     assert rec["hyperparameters"]["bc_games"] == 40
+    distill = rec["distillation"]
+    assert distill["games"] == 4 and distill["samples"] > 10 and distill["teacher"] == "search:2"
+    assert rec["hyperparameters"]["distill_games"] == 4
 
 
 def test_behaviour_cloning_imitates_the_teacher():
@@ -124,6 +128,9 @@ def test_resume_continues_training(tiny_model, tmp_path):
     (["--dragon", "unicorn"], "unknown dragon"),
     (["--players", "5"], "--players"),
     (["--opponents", "nobody"], "unknown agent"),
+    (["--distill-teacher", "oracle"], "unknown agent"),
+    (["--bc-teacher", "human"], "nor a teacher"),
+    (["--distill-games", "-1"], "--distill-games"),
     (["--opponents", "missing/model.zip"], "no saved model"),
     (["--n-envs", "0"], "--n-envs"),
     (["--timesteps", "abc"], "invalid int"),
