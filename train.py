@@ -364,6 +364,7 @@ def run(args) -> dict:
              "bc_epochs": args.bc_epochs, "bc_teacher": args.bc_teacher,
              "distill_games": 0 if args.resume else args.distill_games, "distill_epochs": args.distill_epochs,
              "distill_teacher": args.distill_teacher}
+
     def imitate(stage: str, games: int, teacher: str, epochs: int, seed: int) -> dict:
         """One warm-start stage: collect ``teacher``'s decisions in the learner's seat, fit them."""
         from agents.imitation import collect, pretrain
