@@ -78,6 +78,7 @@ class SearchAgent(Agent):
         self.heuristic = HeuristicAgent()
         self.stats = {"decisions": 0, "rollouts": 0}
         self._sim = self._rollout_game = None
+        self._last = ({}, None)
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         self.seat = seat
@@ -96,6 +97,7 @@ class SearchAgent(Agent):
         legal = view.legal_actions()
         prior_action = self.heuristic.choose(view)
         if len(legal) == 1:
+            self._last = ({legal[0]: [0.0]}, legal[0])
             return legal[0]
         self.stats["decisions"] += 1
         # The budget is work, not a count: simulated decisions, ROLLOUT_COST per rollout on
@@ -135,6 +137,7 @@ class SearchAgent(Agent):
             if deadline is not None and time.perf_counter() > deadline:
                 break
         self.stats["rollouts"] += used
+        self._last = (values, prior_action)
         # Deviate from the heuristic's choice only on clear evidence: the paired per-world
         # differences must beat it by ``prior`` on average and by ``z`` standard errors.
         base = values[prior_action]
@@ -146,6 +149,16 @@ class SearchAgent(Agent):
             if mean > self.prior and z >= self.z and mean > best_score:
                 best_a, best_score = a, mean
         return best_a
+
+    def action_values(self) -> dict[int, float]:
+        """The last decision's estimates: every legal action's mean paired outcome difference
+        from the heuristic's choice (which scores 0), over the worlds it was tried in. Actions that
+        left the race early have fewer worlds behind them. Distillation (train.py) learns from these
+        soft targets as well as from the choice itself."""
+        values, base = self._last
+        if base is None:
+            return {}
+        return {a: self._paired(xs, values[base])[0] if a != base else 0.0 for a, xs in values.items()}
 
     @staticmethod
     def _paired(xs: list, base: list) -> tuple[float, float]:

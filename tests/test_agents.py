@@ -233,6 +233,29 @@ def test_search_races_clearly_worse_actions_out():
     assert spent[4] < spent[10**9]
 
 
+def test_search_reports_its_value_estimates():
+    # Each action's estimate is its mean paired difference from the heuristic's choice, over the
+    # worlds both were tried in (an action raced out early has fewer).
+    bot = SearchAgent()
+    assert bot.action_values() == {}
+    bot._last = ({1: [1.0, 0.0, 1.0], 2: [0.0, 0.0, 0.5], 3: [0.5]}, 2)
+    assert bot.action_values() == {1: pytest.approx(0.5), 2: 0.0, 3: 0.5}
+    deviated = 0
+    for g in positions(2, 3, 6, seed0=31):
+        seat = g.to_act
+        view = SeatView(g, seat)
+        bot = SearchAgent(simulations=30)
+        bot.reset(seat, 2, 4)
+        base = HeuristicAgent().choose(view)
+        chosen = bot.choose(view)
+        values = bot.action_values()
+        assert set(values) == set(g.legal_actions()) and values[base] == 0.0
+        if chosen != base:  # it deviates only for an action estimated better than the baseline
+            assert values[chosen] > bot.prior
+            deviated += 1
+    assert deviated >= 1
+
+
 def test_search_carries_nothing_from_one_game_into_another():
     # The rollout game and bots are kept between decisions; a decision in another game (other
     # dragons) must come out exactly as from a fresh bot.
