@@ -10,8 +10,9 @@ By default the policy network is warm-started in two imitation stages (``agents/
 a teacher bot plays in the learner's seat, its choices are imitated by cross-entropy on the masked
 logits and the value head is fitted to the outcomes): behaviour cloning of the heuristic bot on
 ``--bc-games`` games, then distillation of the search bot, which beats the heuristic, on
-``--distill-games`` games (expert iteration). PPO then fine-tunes the network against the
-opponents. ``--bc-games 0 --distill-games 0`` trains from scratch.
+``--distill-games`` games (expert iteration), learning soft targets from its value estimates
+(``--distill-temperature``). PPO then fine-tunes the network against the opponents.
+``--bc-games 0 --distill-games 0`` trains from scratch.
 
 Writes ``PATH.zip`` (the best model found by the periodic evaluation; an agent spec anywhere agents
 are named), ``PATH.json`` (run record: settings, versions, wall time, learning curve, final
@@ -48,8 +49,10 @@ DEFAULTS = dict(
     clip_range=0.2,
     bc_games=20_000,       # behaviour-cloning warm start: heuristic games in the learner's seat
     bc_epochs=10,
-    distill_games=1_500,   # then imitate the search bot on these games (expert iteration)
-    distill_epochs=12,
+    distill_games=3_000,   # then imitate the search bot on these games (expert iteration)
+    distill_teacher="search:80",  # half the default budget: twice the games for the same time
+    distill_epochs=30,
+    distill_temperature=0.05,  # soft targets: softmax of the search's value estimates / 0.05
     ent_coef=0.001,        # small: a larger bonus pulls the warm-started policy away from its teacher
     vf_coef=0.5,
     net_arch=[256, 256],
@@ -124,8 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
                         f"seat, imitated before PPO (default {DEFAULTS['distill_games']:,}; 0: none)")
     p.add_argument("--distill-epochs", type=int, default=DEFAULTS["distill_epochs"],
                    help=f"epochs of distillation (default {DEFAULTS['distill_epochs']})")
-    p.add_argument("--distill-teacher", default="search", metavar="SPEC",
-                   help="the bot imitated by the distillation (default search)")
+    p.add_argument("--distill-teacher", default=DEFAULTS["distill_teacher"], metavar="SPEC",
+                   help=f"the bot imitated by the distillation (default {DEFAULTS['distill_teacher']})")
+    p.add_argument("--distill-temperature", type=float, default=DEFAULTS["distill_temperature"],
+                   help="temperature of the soft targets built from the teacher's value estimates "
+                        f"(default {DEFAULTS['distill_temperature']}; 0: imitate its choices only)")
     p.add_argument("--clip-range", type=float, default=DEFAULTS["clip_range"])
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="print only the final summary")
@@ -261,7 +267,8 @@ def validate(args) -> dict:
     n_envs = args.n_envs if args.n_envs is not None else DEFAULTS["envs_per_core"] * (os.cpu_count() or 1)
     if n_envs < 1:
         raise UsageError(f"--n-envs must be at least 1, not {n_envs}")
-    for name in ("eval_games", "final_eval_games", "eval_every", "pool_size", "bc_games", "distill_games"):
+    for name in ("eval_games", "final_eval_games", "eval_every", "pool_size", "bc_games", "distill_games",
+                 "distill_temperature"):
         if getattr(args, name) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must not be negative")
     if args.n_steps < 2 or args.batch_size < 2 or args.n_epochs < 1:
@@ -363,9 +370,10 @@ def run(args) -> dict:
              "shaping": args.shaping, "bc_games": 0 if args.resume else args.bc_games,
              "bc_epochs": args.bc_epochs, "bc_teacher": args.bc_teacher,
              "distill_games": 0 if args.resume else args.distill_games, "distill_epochs": args.distill_epochs,
-             "distill_teacher": args.distill_teacher}
+             "distill_teacher": args.distill_teacher, "distill_temperature": args.distill_temperature}
 
-    def imitate(stage: str, games: int, teacher: str, epochs: int, seed: int) -> dict:
+    def imitate(stage: str, games: int, teacher: str, epochs: int, seed: int,
+                temperature: float = 0.0) -> dict:
         """One warm-start stage: collect ``teacher``'s decisions in the learner's seat, fit them."""
         from agents.imitation import collect, pretrain
         t1 = time.time()
@@ -373,7 +381,7 @@ def run(args) -> dict:
         data = collect(dragon.affinity, players, games, opponents=bots, teacher=teacher,
                        seed=seed, workers=cpus, gamma=args.gamma)
         info = pretrain(model.policy, data, epochs=epochs, seed=args.seed, stage=stage,
-                        log=None if args.quiet else (lambda m: _say(args, m)))
+                        temperature=temperature, log=None if args.quiet else (lambda m: _say(args, m)))
         info.update(games=games, teacher=teacher, opponents=bots, wall_time_s=round(time.time() - t1, 1))
         _say(args, f"{stage} done in {info['wall_time_s']:.0f}s: {info['samples']:,} "
                    f"decisions, held-out accuracy {100 * (info['holdout_accuracy'] or 0):.1f}%")
@@ -387,7 +395,7 @@ def run(args) -> dict:
         # Expert iteration: the search bot's choices improve on the heuristic's (it beats it ~62%),
         # and imitating them teaches the network more per game than PPO's one outcome per game.
         distill_info = imitate("distillation", args.distill_games, args.distill_teacher, args.distill_epochs,
-                               seed=args.seed * 7_654_321 + 500_000_000)
+                               seed=args.seed * 7_654_321 + 500_000_000, temperature=args.distill_temperature)
     meta = {"env_version": ENV_VERSION, "dragon": dragon.name, "affinity": dragon.affinity,
             "players": players, "observation_size": obs_size, "action_size": n_actions}
     setattr(model, META_KEY, meta)

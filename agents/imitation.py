@@ -3,8 +3,9 @@
 ``collect(...)`` plays games with the bare engine (fast: no env, no PettingZoo) in which the
 *teacher* (by default the heuristic bot) sits in the learner's seat, with the learner's dragon,
 against the training opponents, seats rotated. At every decision of the learner's seat with more
-than one legal action it records the seat's observation, action mask and the teacher's action, plus
-the learner's final reward (for the value network) and how many learner decisions were still to come.
+than one legal action it records the seat's observation, action mask and the teacher's action, the
+teacher's value estimate of every legal action if it has them (the search bot's ``action_values()``),
+and the learner's discounted final reward (for the value network).
 
 ``pretrain(policy, data, ...)`` then fits a MaskablePPO ``MlpPolicy`` to that data: the policy head
 by cross-entropy on the *masked* logits (illegal actions excluded, as MaskablePPO does), the value
@@ -14,7 +15,10 @@ head by regression on the discounted final reward. PPO then fine-tunes from ther
 train.py runs it twice: on many games of the cheap heuristic bot (``--bc-games``), then on fewer
 games of the search bot (``--distill-games``), whose choices improve on the heuristic's: imitating
 an improved policy is one step of expert iteration, and teaches the network far more per game than
-PPO's single outcome per game.
+PPO's single outcome per game. From the search bot it learns soft targets, a softmax of the
+search's value estimates (``--distill-temperature``), rather than its choices alone: the search
+deviates from the heuristic only on clear evidence, so its single choice hides how close a call
+was, and the estimates tell the network (docs/TRAINING.md measures the difference).
 """
 
 from __future__ import annotations
@@ -33,7 +37,10 @@ def _collect_chunk(args):
     from havok_env.view import SeatView
 
     teacher = make_agent(teacher_spec)
-    obs_l, mask_l, act_l, ret_l = [], [], [], []
+    action_values = getattr(teacher, "action_values", None)  # the search bot's estimates
+    rows = {"obs": [], "mask": [], "action": [], "ret": []}
+    if action_values:
+        rows["values"] = []
     rng = np.random.default_rng(seed + lo)
     observer = None
     for g in range(lo, hi):
@@ -48,31 +55,44 @@ def _collect_chunk(args):
         views = [SeatView(game, i) for i in range(players)]
         for i, a in enumerate(table):
             a.reset(i, players, seed=(seed + g) * 1_000_003 + i)
-        start = len(act_l)
+        start = len(rows["action"])
         while not game.is_over:
             q = game.to_act
             obs, mask = observer.observe(game, q)
             a = int(table[q].act(obs, mask, views[q]))
             if q == seat and mask.sum() > 1:
-                obs_l.append(obs.astype(np.float16))
-                mask_l.append(mask.astype(bool))
-                act_l.append(a)
+                rows["obs"].append(obs.astype(np.float16))
+                rows["mask"].append(mask.astype(bool))
+                rows["action"].append(a)
+                if action_values:
+                    v = np.full(mask.shape, np.nan, np.float32)
+                    for b, x in action_values().items():
+                        v[b] = x
+                    rows["values"].append(v)
             game.apply(a)
         r = float(game.rewards()[seat])
-        k = len(act_l) - start
+        k = len(rows["action"]) - start
         # discounted return seen from each recorded decision (rewards arrive at the end only)
-        ret_l.extend(r * gamma ** (k - 1 - j) for j in range(k))
-    if not act_l:  # no decision with a choice in these games (possible only for tiny counts)
+        rows["ret"].extend(r * gamma ** (k - 1 - j) for j in range(k))
+    if not rows["action"]:  # no decision with a choice in these games (possible only for tiny counts)
         from havok_env.cards import default_cards
         cs = default_cards()
-        return (np.zeros((0, Observer(cs).size), np.float16), np.zeros((0, ActionLayout(cs).size), bool),
-                np.zeros(0, np.int64), np.zeros(0, np.float32))
-    return (np.stack(obs_l), np.stack(mask_l), np.asarray(act_l, np.int64), np.asarray(ret_l, np.float32))
+        n_obs, n_act = Observer(cs).size, ActionLayout(cs).size
+        empty = {"obs": np.zeros((0, n_obs), np.float16), "mask": np.zeros((0, n_act), bool),
+                 "action": np.zeros(0, np.int64), "ret": np.zeros(0, np.float32)}
+        if action_values:
+            empty["values"] = np.zeros((0, n_act), np.float32)
+        return empty
+    return {"obs": np.stack(rows["obs"]), "mask": np.stack(rows["mask"]),
+            "action": np.asarray(rows["action"], np.int64), "ret": np.asarray(rows["ret"], np.float32),
+            **({"values": np.stack(rows["values"])} if action_values else {})}
 
 
 def collect(dragon: str, players: int, games: int, opponents=("heuristic",), teacher: str = "heuristic",
             seed: int = 0, workers: int = 1, gamma: float = 0.99) -> dict:
-    """Teacher decisions in the learner's seat: ``{"obs", "mask", "action", "ret"}`` arrays."""
+    """Teacher decisions in the learner's seat: ``{"obs", "mask", "action", "ret"}`` arrays, and
+    ``"values"`` (the teacher's estimate of every legal action, NaN elsewhere) when the teacher
+    offers ``action_values()``, as the search bot does."""
     workers = max(1, min(workers, games // 20 or 1))
     bounds = [games * i // workers for i in range(workers + 1)]
     jobs = [(teacher, list(opponents), dragon, players, seed, bounds[i], bounds[i + 1], gamma)
@@ -82,16 +102,27 @@ def collect(dragon: str, players: int, games: int, opponents=("heuristic",), tea
     else:
         with mp.get_context("fork").Pool(workers) as pool:
             parts = pool.map(_collect_chunk, jobs)
-    return {"obs": np.concatenate([p[0] for p in parts]), "mask": np.concatenate([p[1] for p in parts]),
-            "action": np.concatenate([p[2] for p in parts]), "ret": np.concatenate([p[3] for p in parts])}
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
+def soft_targets(values: np.ndarray, mask: np.ndarray, temperature: float) -> np.ndarray:
+    """``softmax(values / temperature)`` over each row's legal actions (0 elsewhere)."""
+    z = np.where(mask & ~np.isnan(values), np.nan_to_num(values) / temperature, -np.inf)
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return (z / z.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
 def pretrain(policy, data: dict, epochs: int = 8, batch_size: int = 512, lr: float = 1e-3,
              value_coef: float = 0.5, seed: int = 0, holdout: float = 0.05, log=None,
-             stage: str = "behaviour cloning") -> dict:
+             stage: str = "behaviour cloning", temperature: float = 0.0) -> dict:
     """Fit ``policy`` (an SB3 ``MaskableActorCriticPolicy``) to ``data`` by supervised learning.
 
-    Returns ``{"samples", "epochs", "train_accuracy", "holdout_accuracy", "value_mse", "seconds"}``.
+    With ``temperature > 0`` and the teacher's ``"values"`` in ``data``, the policy head learns the
+    soft targets ``softmax(values / temperature)`` instead of the teacher's choices: a search's
+    single choice is a noisy verdict on close calls, its value estimates say how close they were.
+
+    Returns ``{"samples", "epochs", "train_accuracy", "holdout_accuracy", "value_mse", "seconds",
+    "targets"}`` (accuracy: agreement with the teacher's choices).
     """
     import torch
     import torch.nn.functional as F
@@ -106,6 +137,9 @@ def pretrain(policy, data: dict, epochs: int = 8, batch_size: int = 512, lr: flo
     mask = torch.from_numpy(data["mask"])
     act = torch.from_numpy(data["action"])
     ret = torch.from_numpy(data["ret"])
+    soft = temperature > 0 and "values" in data
+    # cross_entropy takes class indices or, for soft targets, a probability per class
+    target = torch.from_numpy(soft_targets(data["values"], data["mask"], temperature)) if soft else act
     params = list(policy.mlp_extractor.parameters()) + list(policy.action_net.parameters()) \
         + list(policy.value_net.parameters()) + list(policy.features_extractor.parameters())
     opt = torch.optim.Adam(params, lr=lr)
@@ -134,7 +168,7 @@ def pretrain(policy, data: dict, epochs: int = 8, batch_size: int = 512, lr: flo
         for i in range(0, len(order) - batch_size + 1, batch_size):
             idx = order[i:i + batch_size]
             logits, value = forward(idx)
-            loss_pi = F.cross_entropy(logits, act[idx])
+            loss_pi = F.cross_entropy(logits, target[idx])
             loss_v = F.mse_loss(value, ret[idx])
             loss = loss_pi + value_coef * loss_v
             opt.zero_grad()
@@ -156,4 +190,5 @@ def pretrain(policy, data: dict, epochs: int = 8, batch_size: int = 512, lr: flo
             hacc = float((logits.argmax(-1) == act[torch.from_numpy(hold)]).float().mean())
     return {"samples": int(n), "epochs": epochs, "train_accuracy": round(acc, 4),
             "holdout_accuracy": None if hacc is None else round(hacc, 4),
-            "value_mse": round(vloss, 4), "seconds": round(time.time() - t0, 1)}
+            "value_mse": round(vloss, 4), "seconds": round(time.time() - t0, 1),
+            "targets": f"soft, temperature {temperature:g}" if soft else "choices"}

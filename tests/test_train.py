@@ -53,6 +53,7 @@ def test_tiny_training_saves_model_and_record(tiny_model):
     assert rec["hyperparameters"]["bc_games"] == 40
     distill = rec["distillation"]
     assert distill["games"] == 4 and distill["samples"] > 10 and distill["teacher"] == "search:2"
+    assert distill["targets"] == "soft, temperature 0.05" and bc["targets"] == "choices"
     assert rec["hyperparameters"]["distill_games"] == 4
 
 
@@ -73,6 +74,46 @@ def test_behaviour_cloning_imitates_the_teacher():
     info = pretrain(model.policy, data, epochs=4, seed=0)
     chance = float(np.mean(1.0 / data["mask"].sum(axis=1)))  # a uniformly random legal choice
     assert info["samples"] == n and info["train_accuracy"] > chance + 0.2, (info, chance)
+
+
+def test_soft_targets_are_a_softmax_over_legal_actions():
+    from agents.imitation import soft_targets
+    nan = float("nan")
+    values = np.array([[0.0, 0.1, nan, -0.5], [0.0, nan, nan, 0.3]], np.float32)
+    mask = np.array([[True, True, False, True], [True, False, False, True]])
+    t = soft_targets(values, mask, 0.1)
+    assert np.allclose(t.sum(axis=1), 1) and not t[~mask].any()
+    e = np.exp(np.array([0.0, 1.0, -5.0]))
+    assert np.allclose(t[0, [0, 1, 3]], e / e.sum())
+    sharp = soft_targets(values, mask, 0.01)
+    assert sharp[1, 3] > t[1, 3] > 0.5 and sharp[1, 3] > 0.99
+
+
+def test_distillation_learns_the_search_bots_soft_targets():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.imitation import collect, pretrain, soft_targets
+    from havok_env.wrappers import SingleAgentEnv
+    data = collect("fire", 2, 4, opponents=["heuristic"], teacher="search:2", seed=2)
+    values, mask, act = data["values"], data["mask"], data["action"]
+    assert np.array_equal(~np.isnan(values), mask)  # an estimate for every legal action
+    rows = np.arange(len(act))
+    assert (values[rows, act] >= 0).all() and (np.nanmax(values, axis=1) >= 0).all()
+    target = soft_targets(values, mask, 0.05)
+    gap = {}
+    for temperature in (0.0, 0.05):
+        model = MaskablePPO("MlpPolicy", SingleAgentEnv("fire", 2), seed=0, device="cpu",
+                            policy_kwargs={"net_arch": [64, 64]})
+        info = pretrain(model.policy, data, epochs=150, batch_size=16, seed=0, holdout=0,
+                        temperature=temperature)
+        assert info["targets"] == ("choices" if temperature == 0 else "soft, temperature 0.05")
+        with torch.no_grad():
+            dist = model.policy.get_distribution(torch.from_numpy(data["obs"]).float(),
+                                                 action_masks=mask)
+            probs = dist.distribution.probs.numpy()
+        gap[temperature] = float(np.abs(probs - target).sum(axis=1).mean())
+    assert gap[0.05] < gap[0.0] * 0.7, gap  # the soft targets were learned, not just the choices
 
 
 def test_saved_model_is_an_agent_spec_and_plays_full_games(tiny_model):
@@ -131,6 +172,7 @@ def test_resume_continues_training(tiny_model, tmp_path):
     (["--distill-teacher", "oracle"], "unknown agent"),
     (["--bc-teacher", "human"], "nor a teacher"),
     (["--distill-games", "-1"], "--distill-games"),
+    (["--distill-temperature", "-0.1"], "--distill-temperature"),
     (["--opponents", "missing/model.zip"], "no saved model"),
     (["--n-envs", "0"], "--n-envs"),
     (["--timesteps", "abc"], "invalid int"),
