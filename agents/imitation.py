@@ -29,6 +29,9 @@ import time
 import numpy as np
 
 
+_DTYPES = {"obs": np.float16, "mask": bool, "action": np.int64, "ret": np.float32, "values": np.float32}
+
+
 def _collect_chunk(args):
     teacher_spec, opp_specs, dragon, players, seed, lo, hi, gamma = args
     from agents import make_agent
@@ -61,7 +64,7 @@ def _collect_chunk(args):
             obs, mask = observer.observe(game, q)
             a = int(table[q].act(obs, mask, views[q]))
             if q == seat and mask.sum() > 1:
-                rows["obs"].append(obs.astype(np.float16))
+                rows["obs"].append(obs.astype(np.float16))  # a copy, and half the memory
                 rows["mask"].append(mask.astype(bool))
                 rows["action"].append(a)
                 if action_values:
@@ -74,18 +77,12 @@ def _collect_chunk(args):
         k = len(rows["action"]) - start
         # discounted return seen from each recorded decision (rewards arrive at the end only)
         rows["ret"].extend(r * gamma ** (k - 1 - j) for j in range(k))
-    if not rows["action"]:  # no decision with a choice in these games (possible only for tiny counts)
-        from havok_env.cards import default_cards
-        cs = default_cards()
-        n_obs, n_act = Observer(cs).size, ActionLayout(cs).size
-        empty = {"obs": np.zeros((0, n_obs), np.float16), "mask": np.zeros((0, n_act), bool),
-                 "action": np.zeros(0, np.int64), "ret": np.zeros(0, np.float32)}
-        if action_values:
-            empty["values"] = np.zeros((0, n_act), np.float32)
-        return empty
-    return {"obs": np.stack(rows["obs"]), "mask": np.stack(rows["mask"]),
-            "action": np.asarray(rows["action"], np.int64), "ret": np.asarray(rows["ret"], np.float32),
-            **({"values": np.stack(rows["values"])} if action_values else {})}
+    # one row per decision; reshape keeps the row width when a chunk recorded none (tiny counts)
+    from havok_env.cards import default_cards
+    cs = default_cards()
+    width = {"obs": Observer(cs).size, "mask": ActionLayout(cs).size, "values": ActionLayout(cs).size}
+    return {key: np.asarray(v, _DTYPES[key]).reshape(-1, *([width[key]] if key in width else []))
+            for key, v in rows.items()}
 
 
 def collect(dragon: str, players: int, games: int, opponents=("heuristic",), teacher: str = "heuristic",
