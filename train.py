@@ -378,8 +378,15 @@ def run(args) -> dict:
         from agents.imitation import collect, pretrain
         t1 = time.time()
         _say(args, f"{stage}: {games:,} games of {teacher} as {dragon.name} ...")
+        marks = [games * i // 10 for i in range(1, 10)]  # report every tenth of the games
+
+        def progress(done, total):
+            while marks and done >= marks[0]:
+                marks.pop(0)
+                _say(args, f"{stage}: {done:,}/{total:,} games, {time.time() - t1:.0f}s")
+
         data = collect(dragon.affinity, players, games, opponents=bots, teacher=teacher,
-                       seed=seed, workers=cpus, gamma=args.gamma)
+                       seed=seed, workers=cpus, gamma=args.gamma, progress=progress)
         info = pretrain(model.policy, data, epochs=epochs, seed=args.seed, stage=stage,
                         temperature=temperature, log=None if args.quiet else (lambda m: _say(args, m)))
         info.update(games=games, teacher=teacher, opponents=bots, wall_time_s=round(time.time() - t1, 1))

@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 
+CHUNK_GAMES = 20  # games per job of collect()
 _DTYPES = {"obs": np.float16, "mask": bool, "action": np.int64, "ret": np.float32, "values": np.float32}
 
 
@@ -44,10 +45,10 @@ def _collect_chunk(args):
     rows = {"obs": [], "mask": [], "action": [], "ret": []}
     if action_values:
         rows["values"] = []
-    rng = np.random.default_rng(seed + lo)
     observer = None
     for g in range(lo, hi):
         seat = g % players
+        rng = np.random.default_rng(seed + g)  # per game, so the chunking cannot change the games
         opps = [make_agent(opp_specs[int(rng.integers(len(opp_specs)))]) for _ in range(players - 1)]
         table = opps[:seat] + [teacher] + opps[seat:]
         dragons = [None] * players
@@ -86,19 +87,34 @@ def _collect_chunk(args):
 
 
 def collect(dragon: str, players: int, games: int, opponents=("heuristic",), teacher: str = "heuristic",
-            seed: int = 0, workers: int = 1, gamma: float = 0.99) -> dict:
+            seed: int = 0, workers: int = 1, gamma: float = 0.99, progress=None) -> dict:
     """Teacher decisions in the learner's seat: ``{"obs", "mask", "action", "ret"}`` arrays, and
     ``"values"`` (the teacher's estimate of every legal action, NaN elsewhere) when the teacher
-    offers ``action_values()``, as the search bot does."""
-    workers = max(1, min(workers, games // 20 or 1))
-    bounds = [games * i // workers for i in range(workers + 1)]
-    jobs = [(teacher, list(opponents), dragon, players, seed, bounds[i], bounds[i + 1], gamma)
-            for i in range(workers)]
-    if workers == 1:
-        parts = [_collect_chunk(jobs[0])]
+    offers ``action_values()``, as the search bot does.
+
+    Games run in chunks of ``CHUNK_GAMES`` spread over ``workers`` processes: small chunks keep
+    every worker busy to the end, and the data is the same whatever the number of workers.
+    ``progress(games_done, games)`` is called as chunks finish."""
+    bounds = list(range(0, games, CHUNK_GAMES)) + [games]
+    jobs = [(teacher, list(opponents), dragon, players, seed, lo, hi, gamma)
+            for lo, hi in zip(bounds, bounds[1:])]
+    parts = []
+    if workers <= 1 or len(jobs) == 1:
+        results = map(_collect_chunk, jobs)
+        pool = None
     else:
-        with mp.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_collect_chunk, jobs)
+        pool = mp.get_context("fork").Pool(min(workers, len(jobs)))
+        results = pool.imap(_collect_chunk, jobs)  # in order, so the data is deterministic
+    try:
+        for job, part in zip(jobs, results):
+            parts.append(part)
+            if progress:
+                progress(job[6], games)
+    finally:
+        if pool is not None:
+            pool.terminate()
+    if not parts:
+        parts = [_collect_chunk((teacher, list(opponents), dragon, players, seed, 0, 0, gamma))]
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
 

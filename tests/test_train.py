@@ -76,6 +76,19 @@ def test_behaviour_cloning_imitates_the_teacher():
     assert info["samples"] == n and info["train_accuracy"] > chance + 0.2, (info, chance)
 
 
+def test_imitation_data_does_not_depend_on_the_number_of_workers():
+    from agents.imitation import CHUNK_GAMES, collect
+    games = 2 * CHUNK_GAMES + 3  # a short last chunk
+    seen = []
+    one = collect("fire", 2, games, opponents=["heuristic", "random"], seed=4, workers=1)
+    two = collect("fire", 2, games, opponents=["heuristic", "random"], seed=4, workers=2,
+                  progress=lambda done, total: seen.append((done, total)))
+    assert one.keys() == two.keys() and all(np.array_equal(one[k], two[k]) for k in one)
+    assert seen == [(CHUNK_GAMES, games), (2 * CHUNK_GAMES, games), (games, games)]
+    other = collect("fire", 2, games, opponents=["heuristic", "random"], seed=5, workers=2)
+    assert not np.array_equal(one["action"][:50], other["action"][:50])
+
+
 def test_soft_targets_are_a_softmax_over_legal_actions():
     from agents.imitation import soft_targets
     nan = float("nan")
