@@ -95,7 +95,7 @@ def collect(dragon: str, players: int, games: int, opponents=("heuristic",), tea
     Games run in chunks of ``CHUNK_GAMES`` spread over ``workers`` processes: small chunks keep
     every worker busy to the end, and the data is the same whatever the number of workers.
     ``progress(games_done, games)`` is called as chunks finish."""
-    bounds = list(range(0, games, CHUNK_GAMES)) + [games]
+    bounds = [*range(0, max(games, 1), CHUNK_GAMES), games]  # no games: one empty chunk
     jobs = [(teacher, list(opponents), dragon, players, seed, lo, hi, gamma)
             for lo, hi in zip(bounds, bounds[1:])]
     parts = []
@@ -113,8 +113,6 @@ def collect(dragon: str, players: int, games: int, opponents=("heuristic",), tea
     finally:
         if pool is not None:
             pool.terminate()
-    if not parts:
-        parts = [_collect_chunk((teacher, list(opponents), dragon, players, seed, 0, 0, gamma))]
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
 
