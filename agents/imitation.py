@@ -106,10 +106,10 @@ def collect(dragon: str, players: int, games: int, opponents=("heuristic",), tea
         pool = mp.get_context("fork").Pool(min(workers, len(jobs)))
         results = pool.imap(_collect_chunk, jobs)  # in order, so the data is deterministic
     try:
-        for job, part in zip(jobs, results):
+        for done, part in zip(bounds[1:], results):
             parts.append(part)
             if progress:
-                progress(job[6], games)
+                progress(done, games)
     finally:
         if pool is not None:
             pool.terminate()
