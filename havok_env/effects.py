@@ -86,21 +86,20 @@ def _trade_takes(g, you: int, victim: int, op: dict) -> list[int]:
     return takes
 
 
-def _candidates(g, you: int, op: dict) -> list[int]:
-    """Victim seats that have something this steal/break/trade could take."""
-    return list(_iter_candidates(g, you, op))
-
-
-def _iter_candidates(g, you: int, op: dict):
-    # A generator, so that usable() can stop at the first candidate.
+def _candidates(g, you: int, op: dict, first: bool = False) -> list[int]:
+    """Victim seats that have something this steal/break/trade could take (only the first one
+    found if ``first``: usable() needs no more)."""
     name = op["op"]
-    if name == "trade":
-        return (v for v in _victims(g, you, you, op.get("victim", "opponent"))
-                if _trade_takes(g, you, v, op))
+    trade = name == "trade"
     actor = _thief(g, you, op) if name == "steal" else you
     max_value = op.get("max_value", ANY)
-    return (v for v in _victims(g, you, actor, op.get("victim", "opponent"))
-            if _has_eligible(g, v, max_value))
+    out = []
+    for v in _victims(g, you, actor, op.get("victim", "opponent")):
+        if _trade_takes(g, you, v, op) if trade else _has_eligible(g, v, max_value):
+            out.append(v)
+            if first:
+                break
+    return out
 
 
 def choose_hoard_target(g, fr: dict, op: dict) -> int:
@@ -544,7 +543,7 @@ def usable(g, you: int, op: dict) -> bool:
     """May a card or ability with this primitive be used now (a legal target exists)?"""
     name = op["op"]
     if name in ("steal", "break", "trade"):
-        return next(_iter_candidates(g, you, op), None) is not None
+        return bool(_candidates(g, you, op, first=True))
     if name == "salvage":
         return any(g.cards.value[k] <= op.get("max_value", ANY) for k in g.s.trash)
     if name in ("flip", "foresight"):
