@@ -91,11 +91,6 @@ class _Tables:
         self.is_crash = [a is not None and a.kind == "crash" for a in self.abilities]
         self.kind_ops = [None if a is None else [a.ops(d.affinity) for d in cs.dragons]
                          for a in self.abilities]
-        # per kind and dragon, only the ops usable() must check (most cards have none)
-        self.kind_checks = [None if ops is None else
-                            [tuple(op for op in by_dragon if op["op"] in effects.CONDITIONAL)
-                             for by_dragon in ops]
-                            for ops in self.kind_ops]
         # values[dragon][kind]: a treasure's worth in the hoard of that dragon
         self.values = [[cs.value[k] + (1 if cs.affinity[k] == d.affinity and k < cs.n_treasures else 0)
                         for k in range(cs.n_kinds)] for d in cs.dragons]
@@ -148,7 +143,6 @@ class Game:
         self.INNATE_PLAY, self.INNATE_CRASH, self.DISCARD = lay.INNATE_PLAY, lay.INNATE_CRASH, lay.DISCARD
         self.SEAT, self.TREASURE = lay.SEAT, lay.TREASURE
         self._abilities, self._is_crash, self._kind_ops = t.abilities, t.is_crash, t.kind_ops
-        self._kind_checks = t.kind_checks
         self.values = t.values
 
     def _parse_dragons(self, n: int, dragons) -> list:
@@ -351,12 +345,9 @@ class Game:
         return self.ability(ref).ops(self.dragon(seat).affinity)
 
     def usable(self, ref, seat: int) -> bool:
-        if ref.__class__ is int:
-            checks = self._kind_checks[ref][self.s.dragons[seat]]
-        else:
-            checks = [op for op in self.ops_for(ref, seat) if op["op"] in effects.CONDITIONAL]
-        for op in checks:
-            if not effects.usable(self, seat, op):
+        conditional = effects.CONDITIONAL
+        for op in self.ops_for(ref, seat):
+            if op["op"] in conditional and not effects.usable(self, seat, op):
                 return False
         return True
 
