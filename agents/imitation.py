@@ -36,7 +36,8 @@ _DTYPES = {"obs": np.float16, "mask": bool, "action": np.int64, "ret": np.float3
 def _collect_chunk(args):
     teacher_spec, opp_specs, dragon, players, seed, lo, hi, gamma = args
     from agents import make_agent
-    from havok_env.engine import ActionLayout, Game
+    from agents.policy import expected_sizes
+    from havok_env.engine import Game
     from havok_env.observe import Observer
     from havok_env.view import SeatView
 
@@ -79,9 +80,8 @@ def _collect_chunk(args):
         # discounted return seen from each recorded decision (rewards arrive at the end only)
         rows["ret"].extend(r * gamma ** (k - 1 - j) for j in range(k))
     # one row per decision; reshape keeps the row width when a chunk recorded none (tiny counts)
-    from havok_env.cards import default_cards
-    cs = default_cards()
-    width = {"obs": Observer(cs).size, "mask": ActionLayout(cs).size, "values": ActionLayout(cs).size}
+    n_obs, n_actions = expected_sizes()
+    width = {"obs": n_obs, "mask": n_actions, "values": n_actions}
     return {key: np.asarray(v, _DTYPES[key]).reshape(-1, *([width[key]] if key in width else []))
             for key, v in rows.items()}
 
