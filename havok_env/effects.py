@@ -243,7 +243,7 @@ def break_(g, fr, op):
         else:
             g.s.hoards[t["victim"]].remove(k)
             g.s.trash.append(k)
-            g.say(f"{g.seat_name(t['victim'])}'s {g.cards.names[k]} is broken")
+            g.say("{:seat}'s {:card} is broken", t["victim"], k)
             fr["ok"] = True
     return DONE
 
@@ -268,7 +268,7 @@ def salvage(g, fr, op):
     if picks and picks[0] in g.s.trash:
         g.s.trash.remove(picks[0])
         g.s.hoards[fr["you"]].append(picks[0])
-        g.say(f"{g.seat_name(fr['you'])} takes {g.cards.names[picks[0]]} from the trash heap")
+        g.say("{:seat} takes {:card} from the trash heap", fr["you"], picks[0])
         fr["ok"] = True
     elif not picks and op.get("else_draw"):
         g.draw(fr["you"], op["else_draw"])
@@ -295,13 +295,13 @@ def extra_play(g, fr, op):
 def tire(g, fr, op):
     who = g.s.stack[fr["crashed"]]["user"] if op.get("who") == "actor" else fr["you"]
     g.s.ready[who] = False
-    g.say(f"{g.seat_name(who)}'s dragon is tired")
+    g.say("{:seat}'s dragon is tired", who)
     return DONE
 
 
 def ready(g, fr, op):
     g.s.ready[fr["you"]] = True
-    g.say(f"{g.seat_name(fr['you'])}'s dragon is ready")
+    g.say("{:seat}'s dragon is ready", fr["you"])
     return DONE
 
 
@@ -342,7 +342,7 @@ def flip(g, fr, op):
     for k in rest:
         s.in_play.remove(k)
         s.havok.append(k)
-        g.say(f"{g.cards.names[k]} goes to the bottom of the Havok deck")
+        g.say("{:card} goes to the bottom of the Havok deck", k)
     o["pushed"] = True
     g.push_havok(pick, fr["you"])
     return CONTINUE
@@ -362,7 +362,7 @@ def foresight(g, fr, op):
             if p != you:
                 s.known[p] = []
         s.known[you] = [k for i, k in enumerate(top) if i != a - g.OPTION]
-        g.say(f"{g.seat_name(you)} puts one of the top Havok cards on the bottom")
+        g.say("{:seat} puts one of the top Havok cards on the bottom", you)
     return DONE
 
 
@@ -378,7 +378,7 @@ def recall(g, fr, op):
     k = g.card_of(a)
     s.discard.remove(k)
     s.hands[you].append(k)
-    g.say(f"{g.seat_name(you)} takes {g.cards.names[k]} from the discard pile")
+    g.say("{:seat} takes {:card} from the discard pile", you, k)
     return DONE
 
 
@@ -401,7 +401,7 @@ def pass_left(g, fr, op):
         s.hoards[p].remove(k)
     for p, k in chosen:
         s.hoards[(p + 1) % n].append(k)
-        g.say(f"{g.seat_name(p)} passes {g.cards.names[k]} to {g.seat_name((p + 1) % n)}")
+        g.say("{:seat} passes {:card} to {:seat}", p, k, (p + 1) % n)
     return DONE
 
 
@@ -423,7 +423,7 @@ def break_lowest_all(g, fr, op):
             a = None
             s.hoards[p].remove(k)
             s.trash.append(k)
-            g.say(f"{g.seat_name(p)}'s {g.cards.names[k]} is broken")
+            g.say("{:seat}'s {:card} is broken", p, k)
         i += 1
     return DONE
 
@@ -452,7 +452,7 @@ def treasure_map(g, fr, op):
     found = None
     while s.havok:
         k = g.flip_top()
-        g.say(f"Treasure Map reveals {g.cards.names[k]}")
+        g.say("Treasure Map reveals {:card}", k)
         if g.cards.is_treasure(k):
             found = k
             break
@@ -487,7 +487,7 @@ def nullify(g, fr, op):
 def redirect_event(g, fr, op):
     choose_redirect(g, fr, op)
     g.s.stack[fr["crashed"]]["you"] = fr["t"]["seat"]
-    g.say(f"the event now resolves for {g.seat_name(fr['t']['seat'])}")
+    g.say("the event now resolves for {:seat}", fr["t"]["seat"])
     fr["ok"] = True
     return DONE
 

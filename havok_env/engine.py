@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import string
 
 from . import effects
 from .cards import CardSet, default_cards
@@ -29,6 +30,25 @@ PURPOSES = (
     "trade_take", "trade_give", "salvage_pick", "swap_pick", "redirect_to", "flip_or_not",
     "resolve_which", "bottom", "recall_pick", "pass_pick", "raid_pick", "tribute_pick",
 )
+
+
+class _LogFormatter(string.Formatter):
+    """Formats :meth:`Game.say` templates: names for seats, cards and abilities."""
+
+    def __init__(self, game: "Game"):
+        self.game = game
+
+    def format_field(self, value, spec: str) -> str:
+        g = self.game
+        if spec == "seat":
+            return g.seat_name(value)
+        if spec == "seats":
+            return ", ".join(map(g.seat_name, value))
+        if spec == "card":
+            return g.cards.names[value]
+        if spec == "ability":
+            return g.ability(value).name
+        return format(value, spec)
 
 
 class ConfigError(ValueError):
@@ -267,9 +287,13 @@ class Game:
                           "choices": choices, "context": context or {}}
         return WAIT
 
-    def say(self, msg: str):
+    def say(self, template: str, *args):
+        """Log a public event. ``template`` is a :meth:`str.format` string whose ``{:seat}``,
+        ``{:seats}``, ``{:card}`` and ``{:ability}`` fields name a seat, a list of seats, a card
+        kind and an ability reference. It is formatted only when the game keeps a log: most games
+        (training, search rollouts) keep none, and formatting every event cost about 5% of a step."""
         if self.s.log is not None:
-            self.s.log.append(msg)
+            self.s.log.append(_LogFormatter(self).format(template, *args))
 
     def end(self, reason: str):
         s = self.s
@@ -278,7 +302,7 @@ class Game:
         s.result = {"winners": [p for p in range(s.num_players) if scores[p] == best],
                     "reason": reason, "scores": scores}
         s.pending = None
-        self.say(f"game over ({reason}): scores {scores}")
+        self.say("game over ({}): scores {}", reason, scores)
 
     def flip_top(self) -> int:
         """Take the top Havok card into play (face up); seats that knew it forget it."""
@@ -294,7 +318,7 @@ class Game:
         return k
 
     def push_havok(self, card: int, you: int):
-        self.say(f"{self.seat_name(you)} flips {self.cards.names[card]}")
+        self.say("{:seat} flips {:card}", you, card)
         self.s.stack.append({"f": "havok", "card": card, "you": you, "flipper": you, "step": 0})
 
     def move_treasure(self, src: int, kind: int, dst: int) -> bool:
@@ -303,7 +327,7 @@ class Game:
             return False
         hoard.remove(kind)
         self.s.hoards[dst].append(kind)
-        self.say(f"{self.cards.names[kind]} moves from {self.seat_name(src)} to {self.seat_name(dst)}")
+        self.say("{:card} moves from {:seat} to {:seat}", kind, src, dst)
         return True
 
     def draw(self, p: int, n: int):
@@ -467,7 +491,7 @@ class Game:
                 k = a - self.DISCARD + self.cards.first_hijinks
                 s.hands[p].remove(k)
                 s.discard.append(k)
-                self.say(f"{self.seat_name(p)} discards {self.cards.names[k]}")
+                self.say("{:seat} discards {:card}", p, k)
                 self.draw(p, HAND_SIZE - len(s.hands[p]))
             for owner, k in s.canceled:
                 s.in_play.remove(k)
@@ -485,7 +509,7 @@ class Game:
             s.hands[p].remove(card)
             s.in_play.append(card)
             s.cards_used[p] += 1
-        self.say(f"{self.seat_name(p)} uses {self.ability(ref).name}")
+        self.say("{:seat} uses {:ability}", p, ref)
         s.stack.append({"f": "use", "user": p, "you": p, "ability": ref, "card": card, "use": "play",
                         "crashed": None, "step": "target", "t": {}, "o": {}, "pc": 0})
         return CONTINUE
@@ -506,7 +530,7 @@ class Game:
             to = fr.get("to", fr["you"])
             s.in_play.remove(card)
             s.hoards[to].append(card)
-            self.say(f"{cs.names[card]} goes to {self.seat_name(to)}'s hoard")
+            self.say("{:card} goes to {:seat}'s hoard", card, to)
         else:
             if fr["step"] == 1:
                 fr.update(step=2, ability=card, t={}, o={}, pc=0)
@@ -515,7 +539,7 @@ class Game:
                 if r != DONE:
                     return r
             else:
-                self.say(f"{cs.names[card]} is nullified")
+                self.say("{:card} is nullified", card)
             s.in_play.remove(card)
             s.past_events.append(card)
         s.stack.pop()
@@ -555,7 +579,7 @@ class Game:
         if fr["step"] == "window":
             if fr.get("canceled"):
                 card = fr["card"]
-                self.say(f"{ab.name} is canceled")
+                self.say("{:ability} is canceled", fr["ability"])
                 if card is not None:
                     if fr.get("to_discard"):
                         s.in_play.remove(card)
@@ -575,7 +599,7 @@ class Game:
             s.discard.append(card)
             if not s.ready[user] and fr.get("ok") and self.dragon(user).ready_type == ab.type:
                 s.ready[user] = True
-                self.say(f"{self.seat_name(user)}'s dragon is ready again")
+                self.say("{:seat}'s dragon is ready again", user)
         s.stack.pop()
         self._after_resolution()
         return CONTINUE
@@ -605,8 +629,7 @@ class Game:
             return CONTINUE
         win = decl[s.rand_below(len(decl))] if len(decl) > 1 else decl[0]
         if len(decl) > 1:
-            self.say("contest between " + ", ".join(self.seat_name(p) for p, _ in decl)
-                     + f": {self.seat_name(win[0])} wins")
+            self.say("contest between {:seats}: {:seat} wins", [p for p, _ in decl], win[0])
         for p, a in decl:
             if a == self.INNATE_CRASH:
                 if (p, a) == tuple(win):
@@ -622,9 +645,9 @@ class Game:
                 ref = card = k
             else:
                 s.canceled.append([p, k])
-                self.say(f"{self.seat_name(p)}'s {self.cards.names[k]} is canceled")
+                self.say("{:seat}'s {:card} is canceled", p, k)
         p = win[0]
-        self.say(f"{self.seat_name(p)} crashes with {self.ability(ref).name}")
+        self.say("{:seat} crashes with {:ability}", p, ref)
         s.stack.append({"f": "use", "user": p, "you": p, "ability": ref, "card": card, "use": "crash",
                         "crashed": trig["frame"], "step": "target", "t": {}, "o": {}, "pc": 0})
         return CONTINUE
