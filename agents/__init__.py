@@ -1,7 +1,9 @@
 """Agents that play Havok & Hijinks: scripted bots, trained policies and humans.
 
 ``make_agent(spec)`` builds one from a spec string: ``random``, ``heuristic``, ``search`` or
-``search:BUDGET``, ``human``, or the path of a model saved by ``train.py`` (``models/fire.zip``).
+``search:BUDGET`` (``search:BUDGET:heuristic-picks`` leaves the picks of
+:data:`agents.search.HEURISTIC_PICKS` to the heuristic), ``human``, or the path of a model saved
+by ``train.py`` (``models/fire.zip``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ def make_agent(spec: str, **kwargs) -> Agent:
         return HeuristicAgent()
     if name == "search":
         from .search import SearchAgent
+        arg, _, option = arg.partition(":")
+        if option not in ("", "heuristic-picks"):
+            raise AgentSpecError(f"agent spec {spec!r}: unknown search option {option!r}; "
+                                 "the only one is heuristic-picks")
+        budget = None
         if arg:
             try:
                 budget = int(arg)
@@ -34,8 +41,7 @@ def make_agent(spec: str, **kwargs) -> Agent:
                 raise AgentSpecError(f"agent spec {spec!r}: the search budget must be an integer") from None
             if budget < 1:
                 raise AgentSpecError(f"agent spec {spec!r}: the search budget must be at least 1")
-            return SearchAgent(simulations=budget)
-        return SearchAgent()
+        return SearchAgent(simulations=budget, heuristic_picks=bool(option))
     if name == "human":
         from .human import HumanAgent
         return HumanAgent(**kwargs)
@@ -43,4 +49,5 @@ def make_agent(spec: str, **kwargs) -> Agent:
         from .policy import PolicyAgent
         return PolicyAgent.load(spec)
     raise AgentSpecError(f"unknown agent {spec!r}; use random, heuristic, search, search:BUDGET, "
+                         "search:BUDGET:heuristic-picks, "
                          "human or the path of a saved model (.zip)")

@@ -256,6 +256,33 @@ def test_search_reports_its_value_estimates():
     assert deviated >= 1
 
 
+def test_search_leaves_picks_to_the_heuristic_when_asked():
+    # search:N:heuristic-picks takes the heuristic's choice on HEURISTIC_PICKS without rollouts,
+    # reporting it as the only estimate (a one-hot distillation target), and searches the rest.
+    from agents import AgentSpecError
+    from agents.search import HEURISTIC_PICKS
+
+    bot = make_agent("search:30:heuristic-picks")
+    assert bot.heuristic_picks and bot.budget == 30 and not make_agent("search:30").heuristic_picks
+    with pytest.raises(AgentSpecError, match="unknown search option 'fast'"):
+        make_agent("search:30:fast")
+    picks = searched = 0
+    for g in positions(2, 30, 8, seed0=500):
+        seat = g.to_act
+        view = SeatView(g, seat)
+        bot.reset(seat, 2, 4)
+        before = bot.stats["rollouts"]
+        chosen = bot.choose(view)
+        if g.pending["purpose"] in HEURISTIC_PICKS:
+            picks += 1
+            assert chosen == HeuristicAgent().choose(view)
+            assert bot.stats["rollouts"] == before and bot.action_values() == {chosen: 0.0}
+        else:
+            searched += 1
+            assert bot.stats["rollouts"] > before and len(bot.action_values()) == len(g.legal_actions())
+    assert picks >= 3 and searched >= 10
+
+
 def test_search_carries_nothing_from_one_game_into_another():
     # The rollout game and bots are kept between decisions; a decision in another game (other
     # dragons) must come out exactly as from a fresh bot.
