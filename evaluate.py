@@ -4,7 +4,8 @@
                        [--workers W] [--json PATH] [--csv PATH] [--plot PATH.png] [--ledger PATH]
     python evaluate.py --ledger results/human_games.jsonl [--json PATH]
 
-Agent specs: ``random``, ``heuristic``, ``search`` or ``search:BUDGET``, the path of a saved model
+Agent specs: ``random``, ``heuristic``, ``search``, ``search:BUDGET`` or
+``search:BUDGET:heuristic-picks``, the path of a saved model
 (``models/fire.zip``), and ``human`` or ``human:NAME`` (a person at this terminal).
 
 Fairness by construction
@@ -635,8 +636,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="evaluate.py",
         description="Tournaments between bots, trained agents and humans; the human benchmark ledger.",
-        epilog="Agent specs: random, heuristic, search, search:BUDGET, a saved model path (.zip), "
-               "human or human:NAME. Without --agents, --ledger PATH summarises the human games.")
+        epilog="Agent specs: random, heuristic, search, search:BUDGET[:heuristic-picks], a saved model "
+               "path (.zip), human or human:NAME. Without --agents, --ledger PATH summarises the "
+               "human games.")
     p.add_argument("--agents", nargs="+", metavar="SPEC", help="the agents of the tournament")
     p.add_argument("--players", type=int, help="seats per game (2-4; default: the number of agents)")
     p.add_argument("--games", type=int,
