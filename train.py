@@ -38,7 +38,7 @@ DRAGONS = ("fire", "darkness", "sunlight", "moonlight", "ruby", "obsidian", "amb
 
 # Defaults of the documented run (docs/TRAINING.md).
 DEFAULTS = dict(
-    timesteps=100_000,     # after the distillation PPO adds nothing measurable (docs/TRAINING.md)
+    timesteps=100_000,     # after the distillation PPO adds nothing (docs/TRAINING.md)
     learning_rate=3e-4,
     n_steps=512,           # per env and rollout (8 envs on 2 cores: 4096 per rollout, ~300 games)
     envs_per_core=4,
