@@ -374,37 +374,59 @@ def run(args) -> dict:
              "distill_games": 0 if args.resume else args.distill_games, "distill_epochs": args.distill_epochs,
              "distill_teacher": args.distill_teacher, "distill_temperature": args.distill_temperature}
 
-    def imitate(stage: str, games: int, teacher: str, epochs: int, seed: int,
-                temperature: float = 0.0) -> dict:
-        """One warm-start stage: collect ``teacher``'s decisions in the learner's seat, fit them."""
-        from agents.imitation import collect, pretrain
+    def start_imitation(stage: str, games: int, teacher: str, seed: int):
+        """Start playing a warm-start stage's games: ``teacher`` in the learner's seat."""
+        from agents.imitation import Collection
         t1 = time.time()
         _say(args, f"{stage}: {games:,} games of {teacher} as {dragon.name} ...")
         marks = [games * i // 10 for i in range(1, 10)]  # report every tenth of the games
 
         def progress(done, total):
-            while marks and done >= marks[0]:
-                marks.pop(0)
+            if marks and done >= marks[0]:
+                while marks and done >= marks[0]:
+                    marks.pop(0)
                 _say(args, f"{stage}: {done:,}/{total:,} games, {time.time() - t1:.0f}s")
 
-        data = collect(dragon.affinity, players, games, opponents=bots, teacher=teacher,
-                       seed=seed, workers=cpus, gamma=args.gamma, progress=progress)
+        job = Collection(dragon.affinity, players, games, opponents=bots, teacher=teacher,
+                         seed=seed, workers=cpus, gamma=args.gamma, progress=progress)
+        return {"stage": stage, "games": games, "teacher": teacher, "t1": t1, "job": job}
+
+    def finish_imitation(started, epochs: int, temperature: float = 0.0, threads: int = 1) -> dict:
+        """Wait for a stage's games, then fit its decisions (on ``threads`` torch threads)."""
+        from agents.imitation import pretrain
+        stage, games, teacher, t1 = (started[k] for k in ("stage", "games", "teacher", "t1"))
+        data = started["job"].result()
+        played = time.time() - t1
+        torch.set_num_threads(threads)
         info = pretrain(model.policy, data, epochs=epochs, seed=args.seed, stage=stage,
                         temperature=temperature, log=None if args.quiet else (lambda m: _say(args, m)))
-        info.update(games=games, teacher=teacher, opponents=bots, wall_time_s=round(time.time() - t1, 1))
+        torch.set_num_threads(1)
+        info.update(games=games, teacher=teacher, opponents=bots, games_wall_time_s=round(played, 1),
+                    wall_time_s=round(time.time() - t1, 1))
         _say(args, f"{stage} done in {info['wall_time_s']:.0f}s: {info['samples']:,} "
                    f"decisions, held-out accuracy {100 * (info['holdout_accuracy'] or 0):.1f}%")
         return info
 
     bc_info = distill_info = None
+    bc = distill = None
     if args.bc_games and not args.resume:
-        bc_info = imitate("behaviour cloning", args.bc_games, args.bc_teacher, args.bc_epochs,
-                          seed=args.seed * 7_654_321 + 99)
+        bc = start_imitation("behaviour cloning", args.bc_games, args.bc_teacher,
+                             seed=args.seed * 7_654_321 + 99)
+        # Its games first (they are quick), so that the search games' workers below are forked
+        # from a process with no other threads running.
+        bc["job"].result()
     if args.distill_games and not args.resume:
         # Expert iteration: the search bot's choices improve on the heuristic's (it beats it ~62%),
         # and imitating them teaches the network more per game than PPO's one outcome per game.
-        distill_info = imitate("distillation", args.distill_games, args.distill_teacher, args.distill_epochs,
-                               seed=args.seed * 7_654_321 + 500_000_000, temperature=args.distill_temperature)
+        # Its games do not depend on the network, so they are played while the warm start is fitted.
+        distill = start_imitation("distillation", args.distill_games, args.distill_teacher,
+                                  seed=args.seed * 7_654_321 + 500_000_000)
+    if bc is not None:
+        # one thread when the search games share the cores, all of them otherwise
+        bc_info = finish_imitation(bc, args.bc_epochs, threads=1 if distill else min(cpus, 4))
+    if distill is not None:
+        distill_info = finish_imitation(distill, args.distill_epochs, temperature=args.distill_temperature,
+                                        threads=min(cpus, 4))
     meta = {"env_version": ENV_VERSION, "dragon": dragon.name, "affinity": dragon.affinity,
             "players": players, "observation_size": obs_size, "action_size": n_actions}
     setattr(model, META_KEY, meta)

@@ -24,6 +24,7 @@ was, and the estimates tell the network (docs/TRAINING.md measures the differenc
 from __future__ import annotations
 
 import multiprocessing as mp
+import threading
 import time
 
 import numpy as np
@@ -94,26 +95,51 @@ def collect(dragon: str, players: int, games: int, opponents=("heuristic",), tea
 
     Games run in chunks of ``CHUNK_GAMES`` spread over ``workers`` processes: small chunks keep
     every worker busy to the end, and the data is the same whatever the number of workers.
-    ``progress(games_done, games)`` is called as chunks finish."""
-    bounds = [*range(0, max(games, 1), CHUNK_GAMES), games]  # no games: one empty chunk
-    jobs = [(teacher, list(opponents), dragon, players, seed, lo, hi, gamma)
-            for lo, hi in zip(bounds, bounds[1:])]
-    parts = []
-    if workers <= 1 or len(jobs) == 1:
-        results = map(_collect_chunk, jobs)
-        pool = None
-    else:
-        pool = mp.get_context("fork").Pool(min(workers, len(jobs)))
-        results = pool.imap(_collect_chunk, jobs)  # in order, so the data is deterministic
-    try:
-        for done, part in zip(bounds[1:], results):
-            parts.append(part)
-            if progress:
-                progress(done, games)
-    finally:
-        if pool is not None:
-            pool.terminate()
-    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    ``progress(games_done, games)`` is called as chunks finish, in order."""
+    return Collection(dragon, players, games, opponents, teacher, seed, workers, gamma, progress).result()
+
+
+class Collection:
+    """:func:`collect` started in the background: with more than one worker the games are played
+    while the caller does other work (train.py fits the warm start meanwhile); :meth:`result`
+    waits for them. With one worker the games are played by :meth:`result` itself."""
+
+    def __init__(self, dragon: str, players: int, games: int, opponents=("heuristic",),
+                 teacher: str = "heuristic", seed: int = 0, workers: int = 1, gamma: float = 0.99,
+                 progress=None):
+        self.bounds = [*range(0, max(games, 1), CHUNK_GAMES), games]  # no games: one empty chunk
+        self.jobs = [(teacher, list(opponents), dragon, players, seed, lo, hi, gamma)
+                     for lo, hi in zip(self.bounds, self.bounds[1:])]
+        self.games, self.progress = games, progress
+        self.parts, self._error, self._thread, self._data = [], None, None, None
+        if workers > 1 and len(self.jobs) > 1:
+            pool = mp.get_context("fork").Pool(min(workers, len(self.jobs)))
+            results = pool.imap(_collect_chunk, self.jobs)  # in order, so the data is deterministic
+            self._thread = threading.Thread(target=self._drain, args=(results, pool), daemon=True)
+            self._thread.start()
+
+    def _drain(self, results, pool=None) -> None:
+        try:
+            for done, part in zip(self.bounds[1:], results):
+                self.parts.append(part)
+                if self.progress:
+                    self.progress(done, self.games)
+        except BaseException as e:  # re-raised by result(), in the caller's thread
+            self._error = e
+        finally:
+            if pool is not None:
+                pool.terminate()
+
+    def result(self) -> dict:
+        if self._data is None:
+            if self._thread is None:
+                self._drain(map(_collect_chunk, self.jobs))
+            else:
+                self._thread.join()
+            if self._error is not None:
+                raise self._error
+            self._data = {key: np.concatenate([p[key] for p in self.parts]) for key in self.parts[0]}
+        return self._data
 
 
 def soft_targets(values: np.ndarray, mask: np.ndarray, temperature: float) -> np.ndarray:

@@ -53,6 +53,7 @@ def test_tiny_training_saves_model_and_record(tiny_model):
     assert rec["hyperparameters"]["bc_games"] == 40
     distill = rec["distillation"]
     assert distill["games"] == 4 and distill["samples"] > 10 and distill["teacher"] == "search:2"
+    assert 0 < distill["games_wall_time_s"] <= distill["wall_time_s"]
     assert distill["targets"] == "soft, temperature 0.05" and bc["targets"] == "choices"
     assert rec["hyperparameters"]["distill_games"] == 4
 
@@ -77,16 +78,26 @@ def test_behaviour_cloning_imitates_the_teacher():
 
 
 def test_imitation_data_does_not_depend_on_the_number_of_workers():
-    from agents.imitation import CHUNK_GAMES, collect
+    from agents.imitation import CHUNK_GAMES, Collection, collect
     games = 2 * CHUNK_GAMES + 3  # a short last chunk
     seen = []
     one = collect("fire", 2, games, opponents=["heuristic", "random"], seed=4, workers=1)
-    two = collect("fire", 2, games, opponents=["heuristic", "random"], seed=4, workers=2,
-                  progress=lambda done, total: seen.append((done, total)))
+    # in the background, as train.py plays the search games while it fits the warm start
+    job = Collection("fire", 2, games, opponents=["heuristic", "random"], seed=4, workers=2,
+                     progress=lambda done, total: seen.append((done, total)))
+    two = job.result()
+    assert job.result() is two  # waited for once
     assert one.keys() == two.keys() and all(np.array_equal(one[k], two[k]) for k in one)
     assert seen == [(CHUNK_GAMES, games), (2 * CHUNK_GAMES, games), (games, games)]
     other = collect("fire", 2, games, opponents=["heuristic", "random"], seed=5, workers=2)
     assert not np.array_equal(one["action"][:50], other["action"][:50])
+
+
+def test_a_background_collection_reraises_a_workers_error():
+    from agents.imitation import CHUNK_GAMES, Collection
+    job = Collection("fire", 2, 2 * CHUNK_GAMES, teacher="search:many", workers=2)
+    with pytest.raises(AgentSpecError, match="search:many"):
+        job.result()
 
 
 def test_soft_targets_are_a_softmax_over_legal_actions():
