@@ -494,6 +494,10 @@ def run(args) -> dict:
             _say(args, f"[{ts:>9,} steps, {time.time() - t0:6.0f}s] " + "; ".join(fmt_eval(r) for r in results) + mark)
 
     cb = TrainCallback()
+    if (bc_info or distill_info) and cb.ck_every:
+        # the imitation stages' network, PPO's starting point, among the checkpoints
+        os.makedirs(ckpt_dir, exist_ok=True)
+        model.save(os.path.join(ckpt_dir, f"step_{model.num_timesteps}.zip"))
     if (bc_info or distill_info) and args.eval_every and args.eval_games:
         cb.model = model
         cb.run_eval(log=False)  # the warm start's strength: the curve's first point (0 PPO steps)

@@ -56,6 +56,9 @@ def test_tiny_training_saves_model_and_record(tiny_model):
     assert 0 < distill["games_wall_time_s"] <= distill["wall_time_s"]
     assert distill["targets"] == "soft, temperature 0.05" and bc["targets"] == "choices"
     assert rec["hyperparameters"]["distill_games"] == 4
+    # PPO's starting point, the imitation stages' network, is kept as a usable checkpoint
+    start = make_agent(tiny_model + "_checkpoints/step_0.zip")
+    assert play_game([start, make_agent("random")], seed=1, dragons=["fire", None])["result"] is not None
 
 
 def test_behaviour_cloning_imitates_the_teacher():
