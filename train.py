@@ -425,7 +425,7 @@ def run(args) -> dict:
         distill = start_imitation("distillation", args.distill_games, args.distill_teacher,
                                   seed=args.seed * 7_654_321 + 500_000_000)
     if bc is not None:
-        # one thread when the search games share the cores, all of them otherwise
+        # one thread while the search games share the cores, up to 4 otherwise
         bc_info = finish_imitation(bc, args.bc_epochs, threads=1 if distill else min(cpus, 4))
     if distill is not None:
         distill_info = finish_imitation(distill, args.distill_epochs, temperature=args.distill_temperature,
