@@ -33,3 +33,26 @@ def test_luck_cap_reports_a_win_rate(monkeypatch, capsys):
         assert e.code == 0
     out = capsys.readouterr().out
     assert "search:1 (random rollout opponents) as fire vs random" in out and "6 games" in out
+
+
+def test_luck_cap_omniscient_probe_sees_the_hidden_cards(monkeypatch, capsys):
+    import random
+
+    from havok_env.engine import Game
+    from havok_env.view import SeatView
+
+    monkeypatch.syspath_prepend(str(BENCH))
+    import luck_cap
+
+    game = Game(2, seed=5)
+    truth = game.snapshot()
+    # the fair view resamples the opponent's hand and the decks; the omniscient one keeps them
+    assert SeatView(game, 0).determinize(random.Random(0)).snapshot() != truth
+    assert luck_cap.OmniscientView(game, 0).determinize(random.Random(0)).snapshot() == truth
+    try:
+        run_script("luck_cap.py", ["--omniscient", "--budget", "1", "--games", "4", "--workers", "1"],
+                   monkeypatch)
+    except SystemExit as e:
+        assert e.code == 0
+    out = capsys.readouterr().out
+    assert "omniscient search:1 (random rollout opponents) as fire vs random" in out and "4 games" in out
