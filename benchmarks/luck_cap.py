@@ -2,7 +2,7 @@
 
     python benchmarks/luck_cap.py                        # search (160) vs random, 400 games
     python benchmarks/luck_cap.py --budget 640 --games 1000 --workers 16
-    python benchmarks/luck_cap.py --omniscient --games 2000   # the same search, seeing everything
+    python benchmarks/luck_cap.py --peek all --games 2000   # the same search, seeing everything
 
 The agent is a best response to random play as near as this project can build one: the search
 bot (Ruby, 2 players) whose rollouts model its opponent as a uniformly random player
@@ -11,10 +11,9 @@ as in ``train.py``'s evaluation. Game g uses seed ``--seed + g``. It prints the 
 Wilson interval: the ceiling that train.py's "95% against random" bar is measured against
 (docs/TRAINING.md).
 
-``--omniscient`` gives the same search every hidden card instead of sampled worlds (the opponent's
-hand, the order of both decks, the game's random generator, so every future flip): not a fair
-agent, but a reference for how much of what the fair search cannot overcome is hidden information
-rather than the luck of the flips.
+``--peek`` lets the same search cheat, as a reference for what it cannot overcome: ``hands`` fills
+its worlds with the opponent's true hand and hidden crash declarations (the decks' order and the
+game's generator are still sampled), ``all`` hands it the true game (so every future flip too).
 """
 
 from __future__ import annotations
@@ -33,18 +32,37 @@ from havok_env.view import SeatView  # noqa: E402
 from train import evaluate, fmt_eval  # noqa: E402
 
 
-class OmniscientView(SeatView):
-    """A seat's view whose "sampled" world is the true game: it reads the private game on purpose."""
+class PeekingView(SeatView):
+    """A seat's view whose sampled worlds keep what ``peek`` names true: it reads the private game
+    on purpose. ``"hands"``: the others' hands and hidden declarations (only the decks and the
+    generator are resampled); ``"all"``: the whole game."""
+
+    def __init__(self, game, seat: int, peek: str):
+        super().__init__(game, seat)
+        self.peek = peek
 
     def determinize(self, rng):
-        return self._game.clone()
+        truth = self._game.clone()
+        if self.peek == "all":
+            return truth
+        g = super().determinize(rng)  # a fair sample, then the true hands and declarations
+        s, t = g.s, truth.s
+        s.hands, s.stack = t.hands, t.stack
+        deck = sorted(t.hijinks)
+        rng.shuffle(deck)
+        s.hijinks = deck
+        return g
 
 
-class OmniscientSearch(SearchAgent):
-    """The search bot rolling out the true game (:class:`OmniscientView`) instead of sampled worlds."""
+class PeekingSearch(SearchAgent):
+    """The search bot with :class:`PeekingView`'s worlds instead of fair samples."""
+
+    def __init__(self, peek: str, **kwargs):
+        super().__init__(**kwargs)
+        self.peek = peek
 
     def act(self, observation, action_mask, view) -> int:
-        return self.choose(OmniscientView(view._game, view.seat))
+        return self.choose(PeekingView(view._game, view.seat, self.peek))
 
 
 def main(argv=None) -> int:
@@ -54,14 +72,14 @@ def main(argv=None) -> int:
     p.add_argument("--dragon", default="fire")
     p.add_argument("--seed", type=int, default=3_000_000_000)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--omniscient", action="store_true",
-                   help="let the search see every hidden card and the deck order (a reference, not fair)")
+    p.add_argument("--peek", choices=("hands", "all"),
+                   help="let the search see the opponent's hand, or the whole game (not fair)")
     a = p.parse_args(argv)
-    agent = (OmniscientSearch if a.omniscient else SearchAgent)(simulations=a.budget,
-                                                               rollout_opponents="random")
+    kwargs = {"simulations": a.budget, "rollout_opponents": "random"}
+    agent = PeekingSearch(a.peek, **kwargs) if a.peek else SearchAgent(**kwargs)
     t = time.time()
     r = evaluate(agent, "random", a.dragon, 2, a.games, seed=a.seed, workers=a.workers)
-    kind = "omniscient search" if a.omniscient else "search"
+    kind = f"search peeking at {a.peek}" if a.peek else "search"
     print(f"{kind}:{a.budget} (random rollout opponents) as {a.dragon} " + fmt_eval(r)
           + f" in {time.time() - t:.0f}s")
     return 0

@@ -35,7 +35,7 @@ def test_luck_cap_reports_a_win_rate(monkeypatch, capsys):
     assert "search:1 (random rollout opponents) as fire vs random" in out and "6 games" in out
 
 
-def test_luck_cap_omniscient_probe_sees_the_hidden_cards(monkeypatch, capsys):
+def test_luck_cap_peeking_probes_see_what_they_name(monkeypatch, capsys):
     import random
 
     from havok_env.engine import Game
@@ -46,13 +46,21 @@ def test_luck_cap_omniscient_probe_sees_the_hidden_cards(monkeypatch, capsys):
 
     game = Game(2, seed=5)
     truth = game.snapshot()
-    # the fair view resamples the opponent's hand and the decks; the omniscient one keeps them
-    assert SeatView(game, 0).determinize(random.Random(0)).snapshot() != truth
-    assert luck_cap.OmniscientView(game, 0).determinize(random.Random(0)).snapshot() == truth
+    fair = SeatView(game, 0).determinize(random.Random(0)).snapshot()
+    hands = luck_cap.PeekingView(game, 0, "hands").determinize(random.Random(0)).snapshot()
+    everything = luck_cap.PeekingView(game, 0, "all").determinize(random.Random(0)).snapshot()
+    assert everything == truth
+    # the fair world resamples the opponent's hand; peeking at hands keeps it, but not the decks
+    def hand(snap, seat):
+        return snap["players"][seat]["hand"]
+
+    assert hand(fair, 1) != hand(truth, 1) and hand(hands, 1) == hand(truth, 1)
+    assert sorted(hands["hijinks_deck"]) == sorted(truth["hijinks_deck"])
+    assert hands["havok_deck"] != truth["havok_deck"]
     try:
-        run_script("luck_cap.py", ["--omniscient", "--budget", "1", "--games", "4", "--workers", "1"],
+        run_script("luck_cap.py", ["--peek", "hands", "--budget", "1", "--games", "4", "--workers", "1"],
                    monkeypatch)
     except SystemExit as e:
         assert e.code == 0
     out = capsys.readouterr().out
-    assert "omniscient search:1 (random rollout opponents) as fire vs random" in out and "4 games" in out
+    assert "search peeking at hands:1 (random rollout opponents) as fire vs random" in out
