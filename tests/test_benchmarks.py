@@ -44,6 +44,9 @@ def test_luck_cap_peeking_probes_see_what_they_name(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCH))
     import luck_cap
 
+    def hand(snap, seat):
+        return snap["players"][seat]["hand"]
+
     game = Game(2, seed=5)
     truth = game.snapshot()
     fair = SeatView(game, 0).determinize(random.Random(0)).snapshot()
@@ -51,9 +54,6 @@ def test_luck_cap_peeking_probes_see_what_they_name(monkeypatch, capsys):
     everything = luck_cap.PeekingView(game, 0, "all").determinize(random.Random(0)).snapshot()
     assert everything == truth
     # the fair world resamples the opponent's hand; peeking at hands keeps it, but not the decks
-    def hand(snap, seat):
-        return snap["players"][seat]["hand"]
-
     assert hand(fair, 1) != hand(truth, 1) and hand(hands, 1) == hand(truth, 1)
     assert sorted(hands["hijinks_deck"]) == sorted(truth["hijinks_deck"])
     assert hands["havok_deck"] != truth["havok_deck"]
