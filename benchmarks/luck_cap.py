@@ -3,17 +3,22 @@
     python benchmarks/luck_cap.py                        # search (160) vs random, 400 games
     python benchmarks/luck_cap.py --budget 640 --games 1000 --workers 16
     python benchmarks/luck_cap.py --peek all --games 2000   # the same search, seeing everything
+    python benchmarks/luck_cap.py --opponent heuristic --budget 80 --heuristic-picks \
+        --seed 4000000000 --games 1000 --peek hands          # train.py's teacher, seeing the hand
 
 The agent is a best response to random play as near as this project can build one: the search
 bot (Ruby, 2 players) whose rollouts model its opponent as a uniformly random player
 (``SearchAgent(rollout_opponents="random")``), against the random bot, the learner's seat rotated
 as in ``train.py``'s evaluation. Game g uses seed ``--seed + g``. It prints the win rate with a 95%
 Wilson interval: the ceiling that train.py's "95% against random" bar is measured against
-(docs/TRAINING.md).
+(docs/TRAINING.md). ``--opponent heuristic`` plays the heuristic bot instead, with rollouts that
+model it as the heuristic (with ``--budget 80 --heuristic-picks``, train.py's distillation teacher).
 
 ``--peek`` lets the same search cheat, as a reference for what it cannot overcome: ``hands`` fills
 its worlds with the opponent's true hand and hidden crash declarations (the decks' order and the
-game's generator are still sampled), ``all`` hands it the true game (so every future flip too).
+game's generator are still sampled), ``crash`` with the true crash cards of that hand and the
+hidden declarations (the rest of the hand is dealt from the unseen cards that are not crash
+cards), ``all`` hands it the true game (so every future flip too).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from collections import Counter  # noqa: E402
+
 from agents.search import SearchAgent  # noqa: E402
 from havok_env.view import SeatView  # noqa: E402
 from train import evaluate, fmt_eval  # noqa: E402
@@ -35,7 +42,8 @@ from train import evaluate, fmt_eval  # noqa: E402
 class PeekingView(SeatView):
     """A seat's view whose sampled worlds keep what ``peek`` names true: it reads the private game
     on purpose. ``"hands"``: the others' hands and hidden declarations (only the decks and the
-    generator are resampled); ``"all"``: the whole game."""
+    generator are resampled); ``"crash"``: the crash cards in the others' hands and the hidden
+    declarations; ``"all"``: the whole game."""
 
     def __init__(self, game, seat: int, peek: str):
         super().__init__(game, seat)
@@ -45,12 +53,29 @@ class PeekingView(SeatView):
         truth = self._game.clone()
         if self.peek == "all":
             return truth
-        g = super().determinize(rng)  # a fair sample, then the true hands and declarations
+        g = super().determinize(rng)  # a fair sample, then what is peeked at put back
         s, t = g.s, truth.s
-        s.hands, s.stack = t.hands, t.stack
-        deck = sorted(t.hijinks)
+        cards = truth.cards
+        kept = ((lambda k: True) if self.peek == "hands"
+                else (lambda k: cards.card(k).kind == "crash"))
+        others = [q for q in range(self.num_players) if q != self.seat]
+        unseen = Counter(t.hijinks)
+        for q in others:
+            unseen.update(t.hands[q])
+            s.hands[q] = [k for k in t.hands[q] if kept(k)]
+            unseen.subtract(s.hands[q])
+        # The rest of each hand comes from the unseen cards the peek would have shown if held.
+        fillers = sorted(k for k in unseen.elements() if not kept(k))
+        rng.shuffle(fillers)
+        for q in others:
+            fill = fillers[: len(t.hands[q]) - len(s.hands[q])]
+            fillers = fillers[len(fill):]
+            s.hands[q] += fill
+            unseen.subtract(fill)
+        deck = sorted(unseen.elements())
         rng.shuffle(deck)
         s.hijinks = deck
+        s.stack = t.stack
         return g
 
 
@@ -72,15 +97,23 @@ def main(argv=None) -> int:
     p.add_argument("--dragon", default="fire")
     p.add_argument("--seed", type=int, default=3_000_000_000)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--peek", choices=("hands", "all"),
-                   help="let the search see the opponent's hand, or the whole game (not fair)")
+    p.add_argument("--opponent", choices=("random", "heuristic"), default="random",
+                   help="the opponent, which the rollouts model too (default random)")
+    p.add_argument("--heuristic-picks", action="store_true",
+                   help="leave the picks of a treasure or card to the heuristic, as train.py's "
+                        "teacher does (search:N:heuristic-picks)")
+    p.add_argument("--peek", choices=("hands", "crash", "all"),
+                   help="let the search see the opponent's hand, the crash cards in it, or the "
+                        "whole game (not fair)")
     a = p.parse_args(argv)
-    kwargs = {"simulations": a.budget, "rollout_opponents": "random"}
+    kwargs = {"simulations": a.budget, "rollout_opponents": a.opponent,
+              "heuristic_picks": a.heuristic_picks}
     agent = PeekingSearch(a.peek, **kwargs) if a.peek else SearchAgent(**kwargs)
     t = time.time()
-    r = evaluate(agent, "random", a.dragon, 2, a.games, seed=a.seed, workers=a.workers)
+    r = evaluate(agent, a.opponent, a.dragon, 2, a.games, seed=a.seed, workers=a.workers)
     kind = f"search peeking at {a.peek}" if a.peek else "search"
-    print(f"{kind}:{a.budget} (random rollout opponents) as {a.dragon} " + fmt_eval(r)
+    picks = ":heuristic-picks" if a.heuristic_picks else ""
+    print(f"{kind}:{a.budget}{picks} ({a.opponent} rollout opponents) as {a.dragon} " + fmt_eval(r)
           + f" in {time.time() - t:.0f}s")
     return 0
 

@@ -57,6 +57,28 @@ def test_luck_cap_peeking_probes_see_what_they_name(monkeypatch, capsys):
     assert hand(fair, 1) != hand(truth, 1) and hand(hands, 1) == hand(truth, 1)
     assert sorted(hands["hijinks_deck"]) == sorted(truth["hijinks_deck"])
     assert hands["havok_deck"] != truth["havok_deck"]
+    # peeking at crash cards keeps exactly the opponent's crash cards; its other cards are dealt
+    # from the unseen cards that are not crash cards
+    cards = game.cards
+    crash = {cards.names[k] for k in range(cards.first_hijinks, cards.n_kinds)
+             if cards.card(k).kind == "crash"}
+
+    def mixed(g):  # the opponent holds crash cards and others, so both parts are tested
+        held = {cards.names[k] for k in g.s.hands[1]}
+        return held & crash and held - crash
+
+    game = next(g for g in (Game(2, seed=s) for s in range(100)) if mixed(g))
+    truth = game.snapshot()
+    held = [c for c in hand(truth, 1) if c in crash]
+    dealt = []
+    for seed in range(20):
+        peeked = luck_cap.PeekingView(game, 0, "crash").determinize(random.Random(seed)).snapshot()
+        assert sorted(c for c in hand(peeked, 1) if c in crash) == sorted(held)
+        assert len(hand(peeked, 1)) == len(hand(truth, 1))
+        assert sorted(hand(peeked, 1) + peeked["hijinks_deck"]) == \
+            sorted(hand(truth, 1) + truth["hijinks_deck"])
+        dealt.append(sorted(hand(peeked, 1)))
+    assert any(d != sorted(hand(truth, 1)) for d in dealt)  # the other cards are resampled
     try:
         run_script("luck_cap.py", ["--peek", "hands", "--budget", "1", "--games", "4", "--workers", "1"],
                    monkeypatch)
@@ -64,3 +86,10 @@ def test_luck_cap_peeking_probes_see_what_they_name(monkeypatch, capsys):
         assert e.code == 0
     out = capsys.readouterr().out
     assert "search peeking at hands:1 (random rollout opponents) as fire vs random" in out
+    try:
+        run_script("luck_cap.py", ["--peek", "crash", "--opponent", "heuristic", "--heuristic-picks",
+                                   "--budget", "1", "--games", "2", "--workers", "1"], monkeypatch)
+    except SystemExit as e:
+        assert e.code == 0
+    out = capsys.readouterr().out
+    assert "search peeking at crash:1:heuristic-picks (heuristic rollout opponents) as fire vs heuristic" in out
