@@ -67,18 +67,18 @@ def test_luck_cap_peeking_probes_see_what_they_name(monkeypatch, capsys):
         held = {cards.names[k] for k in g.s.hands[1]}
         return held & crash and held - crash
 
-    game = next(g for g in (Game(2, seed=s) for s in range(100)) if mixed(g))
-    truth = game.snapshot()
-    held = [c for c in hand(truth, 1) if c in crash]
+    mixed_game = next(g for g in (Game(2, seed=s) for s in range(100)) if mixed(g))
+    mixed_truth = mixed_game.snapshot()
+    held = [c for c in hand(mixed_truth, 1) if c in crash]
     dealt = []
     for seed in range(20):
-        peeked = luck_cap.PeekingView(game, 0, "crash").determinize(random.Random(seed)).snapshot()
+        peeked = luck_cap.PeekingView(mixed_game, 0, "crash").determinize(random.Random(seed)).snapshot()
         assert sorted(c for c in hand(peeked, 1) if c in crash) == sorted(held)
-        assert len(hand(peeked, 1)) == len(hand(truth, 1))
+        assert len(hand(peeked, 1)) == len(hand(mixed_truth, 1))
         assert sorted(hand(peeked, 1) + peeked["hijinks_deck"]) == \
-            sorted(hand(truth, 1) + truth["hijinks_deck"])
+            sorted(hand(mixed_truth, 1) + mixed_truth["hijinks_deck"])
         dealt.append(sorted(hand(peeked, 1)))
-    assert any(d != sorted(hand(truth, 1)) for d in dealt)  # the other cards are resampled
+    assert any(d != sorted(hand(mixed_truth, 1)) for d in dealt)  # the other cards are resampled
     try:
         run_script("luck_cap.py", ["--peek", "hands", "--budget", "1", "--games", "4", "--workers", "1"],
                    monkeypatch)
