@@ -49,10 +49,10 @@ DEFAULTS = dict(
     clip_range=0.2,
     bc_games=20_000,       # behaviour-cloning warm start: heuristic games in the learner's seat
     bc_epochs=10,
-    # then imitate the search bot on these games (expert iteration): about 16 minutes on 2 cores,
-    # which keeps the run under 20; by the trend from 3,000 to 6,000 games (about a point),
-    # 6,000 would gain about a quarter of a point for 3 more minutes (docs/TRAINING.md)
-    distill_games=5_000,
+    # then imitate the search bot on these games (expert iteration): about 32 minutes on 2 cores.
+    # 10,000 put the agent past the 60% bar, where 5,000 (a 19-minute run) left it at the bar and
+    # a teacher of twice the budget on 5,000 did not help (docs/TRAINING.md)
+    distill_games=10_000,
     # half the default budget (twice the games for the same time), and no search on picks,
     # where the search almost never beats the heuristic: a fifth less time (docs/TRAINING.md)
     distill_teacher="search:80:heuristic-picks",
