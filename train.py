@@ -191,7 +191,7 @@ def evaluate(learner, opp_spec: str, dragon: str, players: int, games: int, seed
 def fmt_eval(r: dict) -> str:
     return (f"vs {r['opponent']:<10} win {100 * r['win_rate']:5.1f}% "
             f"[{100 * r['ci95'][0]:.1f}, {100 * r['ci95'][1]:.1f}] "
-            f"(draws {r['draws']}, {r['games']} games)")
+            f"({r['wins']:,} wins, {r['draws']:,} draws, {r['games']:,} games)")
 
 
 # -- helpers -----------------------------------------------------------------------------------------
