@@ -10,7 +10,7 @@ The agent is a best response to random play as near as this project can build on
 bot (Ruby, 2 players) whose rollouts model its opponent as a uniformly random player
 (``SearchAgent(rollout_opponents="random")``), against the random bot, the learner's seat rotated
 as in ``train.py``'s evaluation. Game g uses seed ``--seed + g``. It prints the win rate with a 95%
-Wilson interval: the ceiling that train.py's "95% against random" bar is measured against
+Wilson interval: the reference that train.py's "95% against random" bar is measured against
 (docs/TRAINING.md). ``--opponent heuristic`` plays the heuristic bot instead, with rollouts that
 model it as the heuristic (with ``--budget 80 --heuristic-picks``, train.py's distillation teacher).
 
