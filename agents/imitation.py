@@ -34,6 +34,14 @@ CHUNK_GAMES = 20  # games per job of collect()
 _DTYPES = {"obs": np.float16, "mask": bool, "action": np.int64, "ret": np.float32, "values": np.float32}
 
 
+_stop = None  # a worker's copy of its Collection's stop event (see _start_worker)
+
+
+def _start_worker(stop) -> None:
+    global _stop
+    _stop = stop
+
+
 def _collect_chunk(args):
     teacher_spec, opp_specs, dragon, players, seed, lo, hi, gamma = args
     from agents import make_agent
@@ -49,6 +57,8 @@ def _collect_chunk(args):
         rows["values"] = []
     observer = None
     for g in range(lo, hi):
+        if _stop is not None and _stop.is_set():  # another chunk failed: its error is what counts
+            break
         seat = g % players
         rng = np.random.default_rng(seed + g)  # per game, so the chunking cannot change the games
         opps = [make_agent(opp_specs[int(rng.integers(len(opp_specs)))]) for _ in range(players - 1)]
@@ -113,7 +123,10 @@ class Collection:
         self.games, self.progress = games, progress
         self.parts, self._error, self._thread, self._data = [], None, None, None
         if workers > 1 and len(self.jobs) > 1:
-            pool = mp.get_context("fork").Pool(min(workers, len(self.jobs)))
+            ctx = mp.get_context("fork")
+            self._stop = ctx.Event()
+            pool = ctx.Pool(min(workers, len(self.jobs)), initializer=_start_worker,
+                            initargs=(self._stop,))
             results = pool.imap(_collect_chunk, self.jobs)  # in order, so the data is deterministic
             self._thread = threading.Thread(target=self._drain, args=(results, pool), daemon=True)
             self._thread.start()
@@ -128,7 +141,13 @@ class Collection:
             self._error = e
         finally:
             if pool is not None:
-                pool.terminate()
+                # The workers finish their queued chunks at once when told to stop, and then exit
+                # cleanly. Pool.terminate() would kill them instead, and a worker killed while it
+                # holds one of the pool's queue locks can leave terminate() waiting forever.
+                if self._error is not None:
+                    self._stop.set()
+                pool.close()
+                pool.join()
 
     def result(self) -> dict:
         if self._data is None:

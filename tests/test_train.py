@@ -103,6 +103,18 @@ def test_a_background_collection_reraises_a_workers_error():
         job.result()
 
 
+def test_a_chunk_plays_no_more_games_once_its_collection_is_stopped(monkeypatch):
+    import threading
+
+    import agents.imitation as imitation
+    job = ("heuristic", ["heuristic"], "fire", 2, 0, 0, 3, 0.99)
+    assert len(imitation._collect_chunk(job)["action"]) > 0
+    stop = threading.Event()  # what a worker's _stop is, but shared between processes
+    stop.set()
+    monkeypatch.setattr(imitation, "_stop", stop)
+    assert len(imitation._collect_chunk(job)["action"]) == 0
+
+
 def test_soft_targets_are_a_softmax_over_legal_actions():
     from agents.imitation import soft_targets
     nan = float("nan")
