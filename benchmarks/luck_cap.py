@@ -3,6 +3,7 @@
     python benchmarks/luck_cap.py                        # search (160) vs random, 400 games
     python benchmarks/luck_cap.py --budget 640 --games 1000 --workers 16
     python benchmarks/luck_cap.py --peek all --games 2000   # the same search, seeing everything
+    python benchmarks/luck_cap.py --max-turns 0 --z 0 --prior 0 --games 2000  # other search settings
     python benchmarks/luck_cap.py --opponent heuristic --budget 80 --heuristic-picks \
         --seed 4000000000 --games 1000 --peek hands          # train.py's teacher, seeing the hand
 
@@ -13,6 +14,8 @@ as in ``train.py``'s evaluation. Game g uses seed ``--seed + g``. It prints the 
 Wilson interval: the reference that train.py's "95% against random" bar is measured against
 (docs/TRAINING.md). ``--opponent heuristic`` plays the heuristic bot instead, with rollouts that
 model it as the heuristic (with ``--budget 80 --heuristic-picks``, train.py's distillation teacher).
+``--max-turns``, ``--z`` and ``--prior`` change the search's own settings (:class:`SearchAgent`),
+to check that the level it reaches is not an artefact of them.
 
 ``--peek`` lets the same search cheat, as a reference for what it cannot overcome: ``hands`` fills
 its worlds with the opponent's true hand and hidden crash declarations (the decks' order and the
@@ -102,18 +105,29 @@ def main(argv=None) -> int:
     p.add_argument("--heuristic-picks", action="store_true",
                    help="leave the picks of a treasure or card to the heuristic, as train.py's "
                         "teacher does (search:N:heuristic-picks)")
+    p.add_argument("--max-turns", type=int, default=4,
+                   help="turns a rollout plays before the margin scores it; 0 plays to the end "
+                        "(default 4, the search bot's)")
+    p.add_argument("--z", type=float, default=1.0,
+                   help="standard errors by which a move must beat the heuristic's to be chosen "
+                        "(default 1.0, the search bot's)")
+    p.add_argument("--prior", type=float, default=0.02,
+                   help="mean outcome by which a move must beat the heuristic's (default 0.02)")
     p.add_argument("--peek", choices=("hands", "crash", "all"),
                    help="let the search see the opponent's hand, the crash cards in it, or the "
                         "whole game (not fair)")
     a = p.parse_args(argv)
     kwargs = {"simulations": a.budget, "rollout_opponents": a.opponent,
-              "heuristic_picks": a.heuristic_picks}
+              "heuristic_picks": a.heuristic_picks, "max_turns": a.max_turns or None,
+              "z": a.z, "prior": a.prior}
     agent = PeekingSearch(a.peek, **kwargs) if a.peek else SearchAgent(**kwargs)
     t = time.time()
     r = evaluate(agent, a.opponent, a.dragon, 2, a.games, seed=a.seed, workers=a.workers)
     kind = f"search peeking at {a.peek}" if a.peek else "search"
     picks = ":heuristic-picks" if a.heuristic_picks else ""
-    print(f"{kind}:{a.budget}{picks} ({a.opponent} rollout opponents) as {a.dragon} " + fmt_eval(r)
+    turns = f"{a.max_turns}-turn rollouts" if a.max_turns else "rollouts to the end"
+    print(f"{kind}:{a.budget}{picks} ({a.opponent} rollout opponents, {turns}, z {a.z:g}, "
+          f"prior {a.prior:g}) as {a.dragon} " + fmt_eval(r)
           + f" in {time.time() - t:.0f}s")
     return 0
 

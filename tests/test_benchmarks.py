@@ -32,7 +32,22 @@ def test_luck_cap_reports_a_win_rate(monkeypatch, capsys):
     except SystemExit as e:
         assert e.code == 0
     out = capsys.readouterr().out
-    assert "search:1 (random rollout opponents) as fire vs random" in out and "6 games" in out
+    assert ("search:1 (random rollout opponents, 4-turn rollouts, z 1, prior 0.02) as fire vs random"
+            in out and "6 games" in out)
+
+
+def test_luck_cap_passes_its_search_settings_to_the_search(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    import luck_cap
+    seen = []
+    monkeypatch.setattr(luck_cap, "evaluate", lambda agent, *a, **k: seen.append(agent) or
+                        {"opponent": "random", "games": 1, "wins": 1, "draws": 0, "losses": 0,
+                         "win_rate": 1.0, "ci95": [0.2, 1.0]})
+    luck_cap.main(["--max-turns", "0", "--z", "0.5", "--prior", "0", "--budget", "7"])
+    luck_cap.main(["--max-turns", "6"])
+    full, six = seen
+    assert (full.max_turns, full.z, full.prior, full.budget) == (None, 0.5, 0.0, 7)
+    assert (six.max_turns, six.z, six.prior, six.budget) == (6, 1.0, 0.02, 160)
 
 
 def test_luck_cap_peeking_probes_see_what_they_name(monkeypatch, capsys):
@@ -85,11 +100,13 @@ def test_luck_cap_peeking_probes_see_what_they_name(monkeypatch, capsys):
     except SystemExit as e:
         assert e.code == 0
     out = capsys.readouterr().out
-    assert "search peeking at hands:1 (random rollout opponents) as fire vs random" in out
+    assert ("search peeking at hands:1 (random rollout opponents, 4-turn rollouts, z 1, prior 0.02) "
+            "as fire vs random") in out
     try:
         run_script("luck_cap.py", ["--peek", "crash", "--opponent", "heuristic", "--heuristic-picks",
                                    "--budget", "1", "--games", "2", "--workers", "1"], monkeypatch)
     except SystemExit as e:
         assert e.code == 0
     out = capsys.readouterr().out
-    assert "search peeking at crash:1:heuristic-picks (heuristic rollout opponents) as fire vs heuristic" in out
+    assert ("search peeking at crash:1:heuristic-picks (heuristic rollout opponents, 4-turn rollouts, "
+            "z 1, prior 0.02) as fire vs heuristic") in out
