@@ -27,6 +27,7 @@ cards), ``all`` hands it the true game (so every future flip too).
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 import time
@@ -105,18 +106,21 @@ def main(argv=None) -> int:
     p.add_argument("--heuristic-picks", action="store_true",
                    help="leave the picks of a treasure or card to the heuristic, as train.py's "
                         "teacher does (search:N:heuristic-picks)")
-    p.add_argument("--max-turns", type=int, default=4,
+    search = inspect.signature(SearchAgent).parameters  # the search bot's own settings
+    p.add_argument("--max-turns", type=int, default=search["max_turns"].default,
                    help="turns a rollout plays before the margin scores it; 0 plays to the end "
-                        "(default 4, the search bot's)")
-    p.add_argument("--z", type=float, default=1.0,
+                        "(default %(default)s, the search bot's)")
+    p.add_argument("--z", type=float, default=search["z"].default,
                    help="standard errors by which a move must beat the heuristic's to be chosen "
-                        "(default 1.0, the search bot's)")
-    p.add_argument("--prior", type=float, default=0.02,
-                   help="mean outcome by which a move must beat the heuristic's (default 0.02)")
+                        "(default %(default)s, the search bot's)")
+    p.add_argument("--prior", type=float, default=search["prior"].default,
+                   help="mean outcome by which a move must beat the heuristic's (default %(default)s)")
     p.add_argument("--peek", choices=("hands", "crash", "all"),
                    help="let the search see the opponent's hand, the crash cards in it, or the "
                         "whole game (not fair)")
     a = p.parse_args(argv)
+    if a.max_turns < 0:
+        p.error("--max-turns must be 0 (play to the end) or more")
     kwargs = {"simulations": a.budget, "rollout_opponents": a.opponent,
               "heuristic_picks": a.heuristic_picks, "max_turns": a.max_turns or None,
               "z": a.z, "prior": a.prior}

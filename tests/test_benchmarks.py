@@ -4,6 +4,8 @@ import runpy
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).parent.parent / "benchmarks"
 
 
@@ -36,7 +38,7 @@ def test_luck_cap_reports_a_win_rate(monkeypatch, capsys):
             in out and "6 games" in out)
 
 
-def test_luck_cap_passes_its_search_settings_to_the_search(monkeypatch):
+def test_luck_cap_passes_its_search_settings_to_the_search(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCH))
     import luck_cap
     seen = []
@@ -48,6 +50,9 @@ def test_luck_cap_passes_its_search_settings_to_the_search(monkeypatch):
     full, six = seen
     assert (full.max_turns, full.z, full.prior, full.budget) == (None, 0.5, 0.0, 7)
     assert (six.max_turns, six.z, six.prior, six.budget) == (6, 1.0, 0.02, 160)
+    with pytest.raises(SystemExit) as e:
+        luck_cap.main(["--max-turns", "-1"])
+    assert e.value.code == 2 and "--max-turns must be 0" in capsys.readouterr().err
 
 
 def test_luck_cap_peeking_probes_see_what_they_name(monkeypatch, capsys):
