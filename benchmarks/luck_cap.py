@@ -107,7 +107,7 @@ def main(argv=None) -> int:
                    help="leave the picks of a treasure or card to the heuristic, as train.py's "
                         "teacher does (search:N:heuristic-picks)")
     search = inspect.signature(SearchAgent).parameters  # the search bot's own settings
-    p.add_argument("--max-turns", type=int, default=search["max_turns"].default,
+    p.add_argument("--max-turns", type=int, default=search["max_turns"].default or 0,
                    help="turns a rollout plays before the margin scores it; 0 plays to the end "
                         "(default %(default)s, the search bot's)")
     p.add_argument("--z", type=float, default=search["z"].default,
