@@ -51,7 +51,7 @@ import os
 import random
 import secrets
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from agents import AgentSpecError, make_agent
 from agents.runner import play_game
@@ -472,18 +472,87 @@ def write_json(obj: dict, path: str) -> None:
         f.write("\n")
 
 
+PLOT_LABEL_WIDTH = 24
+
+
+def short_labels(labels: list[str], width: int = PLOT_LABEL_WIDTH) -> list[str]:
+    """Labels that fit a plot's axes: a model path becomes its file name without the extension, and
+    a name longer than ``width`` loses its middle to an ellipsis. Names that would then coincide
+    show the stretch where they differ (``…seed1_dis…``); identical file names keep their folder."""
+    def name(label: str, folders: int = 0) -> str:
+        base, sep, copy = label.rpartition("#")
+        if not (sep and copy.isdigit()):
+            base, sep, copy = label, "", ""
+        parts = [p for p in base.replace("\\", "/").split("/") if p]
+        if parts and (len(parts) > 1 or base.endswith((".zip", ".json"))):
+            last = parts[-1]
+            if last.endswith((".zip", ".json")):
+                last = last.rsplit(".", 1)[0]
+            base = "/".join(parts[-1 - folders:-1] + [last]) if folders else last
+        return base + sep + copy
+
+    def middle(text: str) -> str:
+        if len(text) <= width:
+            return text
+        head = (width - 1) // 2
+        return text[:head] + "\u2026" + text[len(text) - (width - 1 - head):]
+
+    def window(text: str, at: int) -> str:  # ``width`` characters around position ``at``
+        if len(text) <= width:
+            return text
+        start = min(max(0, at - width // 3), len(text) - width)
+        piece = text[start:start + width]
+        if start > 0:
+            piece = "\u2026" + piece[1:]
+        if start + width < len(text):
+            piece = piece[:-1] + "\u2026"
+        return piece
+
+    full = [name(lab) for lab in labels]
+    if len(set(full)) < len(full):  # the same file name in two folders
+        full = [name(lab, 1) if full.count(f) > 1 else f for lab, f in zip(labels, full)]
+    out = [middle(f) for f in full]
+    for lab in set(out):
+        group = [i for i, o in enumerate(out) if o == lab]
+        if len(group) > 1:
+            at = len(os.path.commonprefix([full[i] for i in group]))
+            for i in group:
+                out[i] = window(full[i], at)
+    counts, seen = Counter(out), Counter()
+    for i, lab in enumerate(out):
+        if counts[lab] > 1:  # nothing short tells them apart: number them
+            seen[lab] += 1
+            out[i] = f"{lab} [{seen[lab]}]"
+    return out
+
+
 def plot_head_to_head(rep: dict, path: str) -> None:
+    import matplotlib.pyplot as plt
+
+    fig = head_to_head_figure(rep)
+    _ensure_dir(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def head_to_head_figure(rep: dict):
+    """The head-to-head matrix as a matplotlib figure, laid out to hold its labels and title."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     h = rep["head_to_head"]
-    labels = h["agents"]
+    labels = short_labels(h["agents"])
     k = len(labels)
     data = [[float("nan") if v is None else v for v in row] for row in h["win_rate"]]
-    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * k, 1.2 + 1.1 * k))
+    # room for the longest label beside the rows and, rotated, below the columns (about 0.075
+    # inch per character at the tick font size)
+    margin = 0.075 * max(len(lab) for lab in labels)
+    side = 0.9 * k + 0.6
+    fig, ax = plt.subplots(figsize=(max(5.0, side + margin + 1.4), side + 0.75 * margin + 1.3),
+                           layout="constrained")
     im = ax.imshow(data, cmap="RdYlGn", vmin=0.0, vmax=1.0)
-    ax.set_xticks(range(k), labels=labels, rotation=30, ha="right")
+    ax.set_xticks(range(k), labels=labels, rotation=35, ha="right", rotation_mode="anchor")
     ax.set_yticks(range(k), labels=labels)
     ax.set_xlabel("opponent at the table")
     ax.set_ylabel("agent")
@@ -494,12 +563,9 @@ def plot_head_to_head(rep: dict, path: str) -> None:
                 ax.text(b, a, f"{100 * v:.0f}%\nn={h['games'][a][b]}", ha="center", va="center",
                         fontsize=8)
     c = rep["config"]
-    ax.set_title(f"Head-to-head win rate ({c['players']} players, {c['games']} games)", fontsize=10)
+    fig.suptitle(f"Head-to-head win rate\n({c['players']} players, {c['games']} games)", fontsize=10)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    fig.tight_layout()
-    _ensure_dir(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    return fig
 
 
 def _ensure_dir(path: str) -> None:

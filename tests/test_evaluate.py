@@ -241,3 +241,45 @@ def test_ledger_append_survives_a_torn_last_line(tmp_path):
                                          "humans": [1], "result": g.result, "turns": g.s.turn})
     entries, problems = evaluate.read_ledger(str(ledger))
     assert len(entries) == 1 and len(problems) == 1 and ":1:" in problems[0]
+
+
+# -- the head-to-head plot ------------------------------------------------------------------------
+
+LONG = ["models/experiments/2024-06-01/fire_ppo_seed0_distill10000.zip", "heuristic",
+        "search:160:heuristic-picks", "models/experiments/2024-06-01/fire_ppo_seed1_distill10000.zip"]
+
+
+def test_plot_labels_are_short_and_still_tell_agents_apart():
+    short = evaluate.short_labels(LONG)
+    assert short[1] == "heuristic"
+    assert all(len(s) <= evaluate.PLOT_LABEL_WIDTH for s in short)
+    assert len(set(short)) == 4 and "seed0" in short[0] and "seed1" in short[3]
+    assert evaluate.short_labels(["models/fire.zip", "models/fire.zip#2", "random", "random#2"]) \
+        == ["fire", "fire#2", "random", "random#2"]
+    # the same file name in two folders keeps the folder; nothing else to go on: numbered
+    assert evaluate.short_labels(["a/fire.zip", "b/fire.zip"]) == ["a/fire", "b/fire"]
+    same = evaluate.short_labels(["x/" + "a" * 60 + ".zip", "y/" + "a" * 60 + ".zip"])
+    assert len(set(same)) == 2
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_plot_fits_its_title_and_labels_inside_the_figure(k):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    labels = LONG[:k]
+    rep = {"config": {"players": 2, "games": 1200, "agents": labels},
+           "head_to_head": {"agents": labels,
+                            "win_rate": [[None if a == b else 0.5 for b in range(k)] for a in range(k)],
+                            "games": [[0 if a == b else 100 for b in range(k)] for a in range(k)]}}
+    fig = evaluate.head_to_head_figure(rep)
+    fig.canvas.draw()
+    box = fig.bbox
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+    assert any("Head-to-head" in t.get_text() for t in texts)
+    for t in texts:
+        e = t.get_window_extent()
+        assert box.x0 - 1 <= e.x0 and e.x1 <= box.x1 + 1 and box.y0 - 1 <= e.y0 and e.y1 <= box.y1 + 1, \
+            t.get_text()
+    plt.close(fig)
