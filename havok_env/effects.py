@@ -551,3 +551,41 @@ def usable(g, you: int, op: dict) -> bool:
     if name == "recall":
         return bool(g.s.discard)
     return True
+
+
+def has_effect(g, you: int, op: dict) -> bool:
+    """Would this primitive change anything if it resolved for ``you`` now?
+
+    Ruling 24: a crash that nullifies or redirects an event may be used only when that changes
+    something, so an event that would do nothing cannot be crashed. The other crash primitives
+    (cancel, divert_break, swap_target, redirect_treasure) always change something once their
+    trigger holds, and the primitives of cards and abilities are covered by ``usable``.
+    """
+    s = g.s
+    name = op["op"]
+    if name in ("steal", "break", "trade"):
+        return bool(_candidates(g, you, op, first=True))
+    if name == "draw":
+        return bool(s.hijinks or s.discard)
+    if name == "salvage":
+        return usable(g, you, op) or bool(op.get("else_draw") and (s.hijinks or s.discard))
+    if name == "discard_hand":
+        return bool(s.hands[you])
+    if name == "tire":
+        return s.ready[you]
+    if name == "ready":
+        return not s.ready[you]
+    if name == "restrict":
+        return not s.restricted[you]
+    if name == "break_lowest_all":
+        return any(s.hoards)
+    if name == "pass_left":
+        n = s.num_players
+        return any(s.hoards[(you + i) % n] for i in range(n) if not (i == 0 and op.get("skip_you")))
+    if name == "tribute":
+        return len({g.score(p) for p in range(s.num_players)}) > 1
+    if name == "treasure_map":  # revealed events go back to the bottom in the order they came
+        return any(g.cards.is_treasure(k) for k in s.havok)
+    if name in ("foresight", "recall"):
+        return usable(g, you, op)
+    return True  # flip (a mandatory flip on an empty deck ends the game), extra_play, crash effects

@@ -398,7 +398,7 @@ class Game:
         if on != trig["on"]:
             return False
         if on == "event":
-            return True
+            return self._changes_event(ab, p, trig)
         if on == "treasure":
             return p != trig["to"] and self.cards.value[trig["card"]] <= T.get("max_printed", 1 << 30)
         if p == trig["user"] or trig["use"] not in T.get("uses", ("play",)):
@@ -414,6 +414,25 @@ class Game:
         if T.get("needs_spare"):
             return bool(set(self.s.hoards[p]) - set(trig["picks"]))
         return True
+
+    def event_has_effect(self, card: int, you: int) -> bool:
+        """Would the event ``card`` change anything if it resolved for seat ``you`` now?"""
+        return any(effects.has_effect(self, you, op) for op in self.ops_for(card, you))
+
+    def _changes_event(self, ab, p: int, trig: dict) -> bool:
+        """Ruling 24: an event crash needs an event that does something, for the dragon it
+        resolves for or, for a redirect, for a dragon it could be sent to."""
+        ev = self.s.stack[trig["frame"]]
+        card, you = ev["card"], ev["you"]
+        if self.event_has_effect(card, you):
+            return True
+        n = self.s.num_players
+        for op in ab.ops(self.dragon(p).affinity):
+            if op["op"] == "redirect_event":
+                seats = [(ev["flipper"] + 1) % n] if op.get("to") != "choice" else \
+                    [q for q in range(n) if q != ev["flipper"]]
+                return any(self.event_has_effect(card, q) for q in seats)
+        return False
 
     def crash_choices(self, p: int, trig: dict) -> list[int]:
         s = self.s

@@ -97,6 +97,9 @@ everything: the same seed and actions give the same game, byte for byte.
 ## Version history
 
 * v0: initial release.
+* v1: ruling 24 follows the design: an event may be nullified or redirected only when that
+  changes something (docs/rules.md), so crash windows on events that would do nothing are gone.
+  Models trained on v0 are refused.
 """
 
 from __future__ import annotations
@@ -144,7 +147,7 @@ class _ActionSpace(spaces.Discrete):
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["human", "ansi"], "name": "havok_hijinks_v0",
+    metadata = {"render_modes": ["human", "ansi"], "name": "havok_hijinks_v1",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int = 2, dragons=None, render_mode: str | None = None,

@@ -18,7 +18,7 @@ def run_script(name, args, monkeypatch):
 def test_throughput_prints_ratios(monkeypatch, capsys):
     run_script("throughput.py", ["--seconds", "0.5", "--players", "2"], monkeypatch)
     out = capsys.readouterr().out
-    assert "texas_holdem_v4" in out and "ratio havok_hijinks_v0 / texas_holdem_v4" in out
+    assert "texas_holdem_v4" in out and "ratio havok_hijinks_v1 / texas_holdem_v4" in out
 
 
 def test_balance_report_runs(monkeypatch, capsys):

@@ -414,7 +414,7 @@ def test_pearl_ready_condition_blinding_flash_for_another_hoard():
 
 def test_pearl_not_ready_by_a_nullify_card():
     g = (Pos(2, ["Ruby", "Pearl"]).hand(1, "Daybreak", "Tidal Shift", "Wishing Well").tired(1)
-         .havok_top("Tribute").build(flip=True))
+         .hoard(0, "Bronze Talon", "Copper Kettle").havok_top("Tribute").build(flip=True))
     do(g, "crash with Daybreak")
     assert not g.s.ready[1]
 

@@ -210,7 +210,7 @@ def test_docstring_tables_match_the_layout():
     for _, first, count in game.layout.blocks():
         span = f"{first}" if count == 1 else f"{first}-{first + count - 1}"
         assert re.search(rf"\|\s*{span}\s*\|", doc), span
-    assert raw_env.metadata["name"] == "havok_hijinks_v0"
+    assert raw_env.metadata["name"] == "havok_hijinks_v1"
 
 
 def test_core_env_and_bots_import_without_torch():

@@ -23,7 +23,7 @@ def test_event_window_asks_eligible_players_in_turn_order_from_the_active_player
          .hand(0, "Sticky Claws", "Heist", "Eclipse").hand(1, "Daybreak", "Fair Trade", "Tidal Shift")
          .hand(2, "Shadow Veil", "Butterfingers", "Stargazing")
          .hand(3, "Hot Potato", "Wishing Well", "Second Helping")
-         .tired(0).tired(1).tired(2).tired(3).havok_top("Dragon Nap").build(flip=True))
+         .tired(0).tired(1).tired(3).havok_top("Dragon Nap").build(flip=True))
     assert asked(g) == (2, "crash")
     assert labels(g) == ["decline to crash", "crash with Shadow Veil"]
     assert asked_in_window(g) == [2, 3, 1]
@@ -142,7 +142,7 @@ def test_declarations_are_hidden_until_the_window_closes():
         return (Pos(3, ["Ruby", "Obsidian", "Amber"]).hand(0, "Sticky Claws", "Heist", "Fair Trade")
                 .hand(1, "Shadow Veil", "Tidal Shift", "Wishing Well")
                 .hand(2, "Daybreak", "Stargazing", "Second Helping")
-                .tired(0).tired(1).tired(2).havok_top("Dragon Nap").build(flip=True))
+                .tired(1).tired(2).havok_top("Dragon Nap").build(flip=True))
     a, b = position(), position()
     do(a, "crash with Shadow Veil")
     do(b, "decline to crash")
@@ -162,7 +162,7 @@ def test_contest_seeded_random_winner_loser_canceled_returns_at_end_of_turn():
         g = (Pos(3, ["Ruby", "Obsidian", "Pearl"], seed=seed).hand(0, "Sticky Claws", "Heist", "Fair Trade")
              .hand(1, "Hot Potato", "Tidal Shift", "Wishing Well")
              .hand(2, "Daybreak", "Stargazing", "Bait and Switch")
-             .tired(0).tired(1).tired(2).havok_top("Dragon Nap", "Royal Scepter").build(flip=True))
+             .tired(1).tired(2).havok_top("Dragon Nap", "Royal Scepter").build(flip=True))
         do(g, "crash with Hot Potato", "crash with Daybreak")
         if g.pending is not None and g.pending["kind"] == "crash":
             do(g, "decline to crash")  # nobody else may crash the winner's crash here
@@ -186,7 +186,7 @@ def test_contest_is_deterministic_for_a_seed():
     def run(seed):
         g = (Pos(3, ["Ruby", "Obsidian", "Amber"], seed=seed)
              .hand(1, "Hot Potato", "Tidal Shift", "Wishing Well")
-             .hand(2, "Daybreak", "Stargazing", "Bait and Switch").tired(0).tired(1).tired(2)
+             .hand(2, "Daybreak", "Stargazing", "Bait and Switch").tired(1).tired(2)
              .havok_top("Dragon Nap", "Royal Scepter").build(flip=True))
         do(g, "crash with Hot Potato", "crash with Daybreak")
         return g.snapshot()
@@ -201,7 +201,8 @@ def test_contest_three_way_each_can_win():
              .hand(1, "Shadow Veil", "Tidal Shift", "Wishing Well")
              .hand(2, "Daybreak", "Stargazing", "Bait and Switch")
              .hand(3, "Shadow Veil", "Second Helping", "Grave Robbing")
-             .tired(0).tired(1).tired(2).tired(3).havok_top("Tribute", "Royal Scepter").build(flip=True))
+             .hoard(0, "Bronze Talon", "Copper Kettle").tired(0).tired(1).tired(2).tired(3)
+             .havok_top("Tribute", "Royal Scepter").build(flip=True))
         do(g, "crash with Shadow Veil", "crash with Daybreak", "crash with Shadow Veil")
         lost = {p for p, _ in canceled(g)}
         assert len(lost) == 2

@@ -100,7 +100,7 @@ def test_contest_loser_card_counts_for_the_turn():
     for seed in range(6):
         g = (Pos(3, ["Ruby", "Obsidian", "Amber"], seed=seed)
              .hand(1, "Shadow Veil", "Sticky Claws", "Heist").hand(2, "Daybreak", "Fair Trade", "Tidal Shift")
-             .tired(0).tired(1).tired(2).havok_top("Dragon Nap").build(flip=True))
+             .tired(1).tired(2).havok_top("Dragon Nap").build(flip=True))
         do(g, "crash with Shadow Veil", "crash with Daybreak")
         assert g.s.cards_used[1] == 1 and g.s.cards_used[2] == 1
 

@@ -45,7 +45,7 @@ def test_r15_refill_after_a_flipped_treasure():
 
 def test_r19_a_declared_crash_card_stays_in_hand_until_the_window_closes():
     g = (Pos(3, ["Ruby", "Obsidian", "Amber"]).hand(1, "Shadow Veil", "Tidal Shift", "Wishing Well")
-         .hand(2, "Daybreak", "Stargazing", "Second Helping").tired(0).tired(1).tired(2)
+         .hand(2, "Daybreak", "Stargazing", "Second Helping").tired(1).tired(2)
          .havok_top("Dragon Nap").build(flip=True))
     do(g, "crash with Shadow Veil")
     assert asked(g) == (2, "crash")
@@ -64,6 +64,89 @@ def test_r22_no_second_window_after_counteroffer():
     do(g, "decline to crash")
     assert g.pending is None or g.pending["kind"] != "crash"
     assert "Copper Kettle" in hoard(g, 0)
+
+
+# -- ruling 24: a crash only when it would change something ------------------------------------
+
+
+def _veil_asked(pos) -> bool:
+    """Is player_1, holding Shadow Veil (and tired, so no innate crash), asked into the window of
+    the event player_0 flips?"""
+    g = pos.hand(1, "Shadow Veil", "Tidal Shift", "Wishing Well").tired(1).build(flip=True)
+    return asked(g) == (1, "crash")
+
+
+def test_r24_tribute_with_equal_hoards_cannot_be_nullified():
+    assert not _veil_asked(Pos(2, ["Ruby", "Obsidian"]).havok_top("Tribute"))
+    assert _veil_asked(Pos(2, ["Ruby", "Obsidian"]).hoard(0, "Bronze Talon", "Copper Kettle")
+                       .havok_top("Tribute"))
+
+
+def test_r24_dragon_nap_on_a_tired_dragon_cannot_be_nullified():
+    assert not _veil_asked(Pos(2, ["Ruby", "Obsidian"]).tired(0).havok_top("Dragon Nap"))
+    assert _veil_asked(Pos(2, ["Ruby", "Obsidian"]).havok_top("Dragon Nap"))
+    # Pearl's bonus readies a tired Pearl instead: that does something
+    assert _veil_asked(Pos(2, ["Pearl", "Obsidian"]).tired(0).havok_top("Dragon Nap"))
+
+
+def test_r24_adventurer_ambush_with_no_treasure_worth_3_or_less_cannot_be_nullified():
+    assert not _veil_asked(Pos(2, ["Ruby", "Obsidian"]).hoard(0, "King's Crown")
+                           .havok_top("Adventurer Ambush"))
+    assert not _veil_asked(Pos(2, ["Ruby", "Obsidian"]).hoard(0).havok_top("Adventurer Ambush"))
+    assert _veil_asked(Pos(2, ["Ruby", "Obsidian"]).hoard(0, "King's Crown", "Gold Chalice")
+                       .havok_top("Adventurer Ambush"))
+
+
+def test_r24_pickpocket_pixies_with_nothing_to_take_cannot_be_nullified():
+    assert not _veil_asked(Pos(2, ["Ruby", "Obsidian"]).hoard(0, "Gold Chalice")
+                           .havok_top("Pickpocket Pixies"))
+    assert _veil_asked(Pos(2, ["Ruby", "Obsidian"]).havok_top("Pickpocket Pixies"))
+
+
+def test_r24_knightly_raid_on_empty_hoards_cannot_be_nullified():
+    assert not _veil_asked(Pos(2, ["Ruby", "Obsidian"]).hoard(0).hoard(1).havok_top("Knightly Raid"))
+    assert _veil_asked(Pos(2, ["Ruby", "Obsidian"]).hoard(0).havok_top("Knightly Raid"))
+
+
+def test_r24_treasure_map_with_no_treasure_left_cannot_be_nullified():
+    assert not _veil_asked(Pos(2, ["Ruby", "Obsidian"])
+                           .havok_deck("Treasure Map", "Tribute", "Dragon Nap"))
+    assert _veil_asked(Pos(2, ["Ruby", "Obsidian"])
+                       .havok_deck("Treasure Map", "Tribute", "Gold Chalice"))
+
+
+def test_r24_events_that_always_do_something_can_be_nullified():
+    # Lucky Find draws when the trash is empty; Spring Cleaning, Heat Wave and Lost in the Woods
+    for event in ("Lucky Find", "Spring Cleaning", "Heat Wave", "Lost in the Woods"):
+        assert _veil_asked(Pos(2, ["Ruby", "Obsidian"]).havok_top(event, "King's Crown")), event
+
+
+def test_r24_an_event_nobody_may_crash_still_resolves():
+    g = (Pos(2, ["Ruby", "Obsidian"]).hand(1, "Shadow Veil", "Tidal Shift", "Wishing Well")
+         .tired(0).tired(1).havok_top("Dragon Nap").build(flip=True))
+    assert asked(g) == (0, "main")
+    assert pile(g, "past_events") == ["Dragon Nap"] and "Shadow Veil" in hand(g, 1)
+
+
+def test_r24_hot_potato_needs_an_event_that_does_something_for_someone():
+    # player_0 flips Dragon Nap; Hot Potato (player_2, not fire) sends it to player_1
+    def potato_asked(pos) -> bool:
+        g = pos.hand(2, "Hot Potato", "Tidal Shift", "Wishing Well").tired(2).build(flip=True)
+        return asked(g) == (2, "crash")
+    three = ["Obsidian", "Amber", "Pearl"]
+    assert not potato_asked(Pos(3, three).tired(0).tired(1).havok_top("Dragon Nap"))
+    assert potato_asked(Pos(3, three).tired(0).havok_top("Dragon Nap"))  # napping player_1 does
+    assert potato_asked(Pos(3, three).tired(1).havok_top("Dragon Nap"))  # saving player_0 does
+
+
+def test_r24_ruby_hot_potato_counts_every_dragon_she_may_choose():
+    # Ruby's bonus may send the event to any dragon but the flipper, herself included: a nap for
+    # her (ready) changes something though the flipper and its left are both tired
+    g = (Pos(3, ["Obsidian", "Amber", "Ruby"]).hand(2, "Hot Potato", "Tidal Shift", "Wishing Well")
+         .tired(0).tired(1).havok_top("Dragon Nap").build(flip=True))
+    assert asked(g) == (2, "crash")
+    do(g, "crash with Hot Potato", "target player_2 (yourself)")
+    assert g.s.ready == [False, False, False]
 
 
 def test_r26_event_steals_open_no_window():
@@ -93,11 +176,11 @@ def test_r28_treasure_map_on_an_empty_deck_does_nothing():
 
 def test_r29_redirected_event_opens_no_second_window():
     g = (Pos(3, ["Ruby", "Obsidian", "Amber"]).hand(1, "Hot Potato", "Tidal Shift", "Wishing Well")
-         .hand(2, "Shadow Veil", "Stargazing", "Second Helping").tired(0).tired(2)
+         .hand(2, "Shadow Veil", "Stargazing", "Second Helping").tired(2)
          .havok_top("Dragon Nap").build(flip=True))
     do(g, "crash with Hot Potato", "decline to crash")
     assert g.pending is None or g.pending["kind"] != "crash"
-    assert g.s.ready == [False, False, False]
+    assert g.s.ready == [True, False, False]  # the nap went to player_1
     assert asked(g) == (0, "main")
 
 

@@ -114,7 +114,7 @@ def test_heist_second_pick_context_and_restore():
 def test_snapshot_mid_window_and_mid_effect():
     # inside a crash window, with a declaration made but hidden
     g = (Pos(3, ["Ruby", "Obsidian", "Pearl"]).hand(1, "Shadow Veil", "Tidal Shift", "Wishing Well")
-         .hand(2, "Daybreak", "Stargazing", "Second Helping").tired(0).tired(1).tired(2)
+         .hand(2, "Daybreak", "Stargazing", "Second Helping").tired(1).tired(2)
          .havok_top("Dragon Nap").build(flip=True))
     do(g, "crash with Shadow Veil")
     d = json.loads(json.dumps(g.snapshot()))

@@ -165,7 +165,7 @@ def test_env_does_not_import_agents_and_pickles():
     subprocess.run([sys.executable, "-c", code], check=True)
     env = pickle.loads(pickle.dumps(SingleAgentEnv("fire", 3)))
     env.reset(seed=0)
-    assert ENV_VERSION == "havok_hijinks_v0"
+    assert ENV_VERSION == "havok_hijinks_v1"
 
 
 def test_maskable_ppo_trains_in_subproc_vec_env():
