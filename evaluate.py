@@ -35,8 +35,11 @@ paired, which makes it, if anything, conservative for comparisons.
 Every game with a human is appended to the ledger (default ``results/human_games.jsonl``) as one
 JSON line: the replay (seed, options, actions), the seats, the agents and the result. Without
 ``--agents``, ``--ledger PATH`` replays and checks each line and summarises each human against each
-bot and trained agent. A corrupt line is skipped and reported (exit code 2 once the rest is
-summarised).
+bot and trained agent. Each line is appended whole in one write and synced, so a crash can only
+tear the last line. Reading checks every field of every line against a schema (see
+:func:`check_ledger_entry`: seats, humans, turns, result, agents, the replay): a bad line, hostile,
+corrupt or torn, is skipped and reported with its number and the reason, and costs nothing else
+(exit code 2 once the rest is summarised). No seat counts twice, and ``true`` is no seat number.
 """
 
 from __future__ import annotations
@@ -312,19 +315,26 @@ def _after_human_game(job, record, specs, agents, humans, ledger, seed):
 
 
 def append_ledger(path: str, entry: dict) -> None:
-    """Append one JSON line; a torn last line (no newline) is closed first so it stays alone."""
+    """Append one JSON line in a single ``write`` on an ``O_APPEND`` descriptor, then ``fsync`` it.
+
+    A crash can only leave the last line torn (no newline): the next append closes it with a
+    newline in the same write, so the torn line stays alone and the reader skips and reports it.
+    """
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
-    with open(path, "a+b") as f:
-        f.seek(0, os.SEEK_END)
-        if f.tell() > 0:
-            f.seek(-1, os.SEEK_END)
-            if f.read(1) != b"\n":
-                f.write(b"\n")
-        f.write((json.dumps(entry, separators=(",", ":")) + "\n").encode())
-        f.flush()
-        os.fsync(f.fileno())
+    data = (json.dumps(entry, separators=(",", ":")) + "\n").encode()
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        view = memoryview(data)
+        while view:  # a regular file takes it whole; the loop only guards a short write
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 # -- the report -----------------------------------------------------------------------------------
@@ -577,51 +587,221 @@ def _ensure_dir(path: str) -> None:
 # -- the human ledger -----------------------------------------------------------------------------
 
 
+LEDGER_VERSION = 1
+MAX_LEDGER_LINE = 1 << 20  # bytes; a game's line takes a few KB
+MAX_SPEC = 200  # characters of an agent spec in the ledger
+_REQUIRED = ("version", "seed", "options", "actions", "seats", "humans", "result", "turns")
+
+
+class LedgerLineError(ValueError):
+    """A ledger line that does not fit the schema: the message names the field and the problem."""
+
+
 def read_ledger(path: str, verify: bool = True) -> tuple[list[dict], list[str]]:
-    """(good entries, one message per skipped line). Each entry is replayed when ``verify``."""
+    """(good entries, one message per skipped line). Every field of an entry is checked against the
+    schema of :func:`check_ledger_entry`, and each entry is replayed when ``verify``. A bad line,
+    hostile or torn, is skipped and reported with its number; the rest still counts."""
     if not os.path.exists(path):
         raise EvalError(f"ledger {path!r} does not exist")
     entries, problems = [], []
     try:
-        f = open(path, encoding="utf-8", errors="replace")
+        f = open(path, "rb")
     except OSError as e:
         raise EvalError(f"cannot read ledger {path!r}: {e.strerror or e}") from None
     with f:
-        for no, line in enumerate(f, 1):
-            if not line.strip():
+        no = 0
+        while True:
+            raw = f.readline(MAX_LEDGER_LINE + 1)
+            if not raw:
+                break
+            no += 1
+            if len(raw) > MAX_LEDGER_LINE:
+                while raw and not raw.endswith(b"\n"):  # skip the rest of it, unread
+                    raw = f.readline(1 << 16)
+                problems.append(f"{path}:{no}: skipped a corrupt ledger line: "
+                                f"longer than {MAX_LEDGER_LINE} bytes")
+                continue
+            if not raw.strip():
                 continue
             try:
-                entry = json.loads(line)
-                _check_entry(entry, verify)
-            except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
-                why = str(e).splitlines()[0] if str(e) else type(e).__name__
-                problems.append(f"{path}:{no}: skipped a corrupt ledger line ({why[:160]})")
+                entry = _parse_ledger_line(raw)
+                check_ledger_entry(entry, verify)
+            except LedgerLineError as e:
+                why = str(e)
+                if not raw.endswith(b"\n"):
+                    why = f"torn last line, a write cut short ({why})"
+                problems.append(f"{path}:{no}: skipped a corrupt ledger line: {why[:240]}")
                 continue
             entries.append(entry)
     return entries, problems
 
 
-def _check_entry(e, verify: bool) -> None:
+def _parse_ledger_line(raw: bytes):
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise LedgerLineError(f"not UTF-8 text (byte {e.start})") from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise LedgerLineError("JSON nested too deeply") from None
+    except ValueError as e:
+        raise LedgerLineError(f"not JSON ({str(e).splitlines()[0][:80]})") from None
+
+
+def _json_kind(v) -> str:
+    if isinstance(v, bool):
+        return "true/false"
+    if v is None:
+        return "null"
+    for t, name in ((str, "a string"), (list, "a list"), (dict, "an object"), ((int, float), "a number")):
+        if isinstance(v, t):
+            return name
+    return type(v).__name__
+
+
+def _int(v, what: str, lo: int = 0, hi: int | None = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise LedgerLineError(f"{what} must be an integer, not {_json_kind(v)}")
+    if v < lo or (hi is not None and v > hi):
+        span = f"from {lo} to {hi}" if hi is not None else f"from {lo}"
+        raise LedgerLineError(f"{what} must be an integer {span}, not {v}")
+    return v
+
+
+def _typed(v, t: type, what: str):
+    if not isinstance(v, t):
+        raise LedgerLineError(f"{what} must be {_json_kind(t())}, not {_json_kind(v)}")
+    return v
+
+
+def _text(v, what: str) -> str:
+    _typed(v, str, what)
+    if len(v) > MAX_SPEC:
+        raise LedgerLineError(f"{what} is longer than {MAX_SPEC} characters")
+    if not v.isprintable():
+        raise LedgerLineError(f"{what} holds control characters")
+    return v
+
+
+def _seat_set(v, what: str, n: int) -> list[int]:
+    """A list of distinct seats of an ``n``-player table (never a boolean for seat 1)."""
+    seats = _typed(v, list, what)
+    for i, p in enumerate(seats):
+        if _int(p, f"{what}[{i}]") >= n:
+            raise LedgerLineError(f"{what}[{i}] must be a seat from 0 to {n - 1}, not {p}")
+        if p in seats[:i]:
+            raise LedgerLineError(f"{what} lists seat {p} twice")
+    return seats
+
+
+def check_ledger_entry(e, verify: bool = True) -> None:
+    """Raise :class:`LedgerLineError` unless ``e`` is a ledger entry as this project writes it.
+
+    Required: ``version`` (1), ``seed``, ``options`` (``num_players``, ``dragons``), ``actions``,
+    ``seats`` (one agent spec per seat), ``humans`` (the distinct seats played by a ``human``
+    spec, all of them), ``result`` (``winners``: the seats with the best of ``scores``,
+    ``reason``) and ``turns``. Optional but checked when present: ``agents`` (the tournament's
+    specs, every seat's among them), ``dragons``, ``decisions``, ``time``, ``tournament``. With
+    ``verify`` the game is replayed and must finish with the recorded result, turns and dragons.
+    """
     if not isinstance(e, dict):
-        raise ValueError("not a JSON object")
-    for key in ("seed", "options", "actions", "seats", "humans", "result"):
-        if key not in e:
-            raise ValueError(f"missing {key!r}")
-    n = e["options"]["num_players"]
-    if len(e["seats"]) != n or not all(isinstance(h, int) and 0 <= h < n for h in e["humans"]):
-        raise ValueError("seats and humans do not fit the table")
-    if not e["humans"]:
-        raise ValueError("no human seat")
+        raise LedgerLineError(f"not a JSON object but {_json_kind(e)}")
+    missing = [k for k in _REQUIRED if k not in e]
+    if missing:
+        raise LedgerLineError("missing " + ", ".join(repr(k) for k in missing))
+    if e["version"] != LEDGER_VERSION or isinstance(e["version"], bool):
+        raise LedgerLineError(f"version must be {LEDGER_VERSION}, not {json.dumps(e['version'])[:20]}")
+    _int(e["seed"], "seed", 0, (1 << 64) - 1)
+    options = _typed(e["options"], dict, "options")
+    for key in options:
+        if key not in ("num_players", "dragons"):
+            raise LedgerLineError(f"options has unknown key {str(key)[:40]!r}")
+    if "num_players" not in options:
+        raise LedgerLineError("options misses 'num_players'")
+    n = _int(options["num_players"], "options.num_players", 2, 4)
+    if options.get("dragons") is not None:
+        names = _typed(options["dragons"], list, "options.dragons")
+        if len(names) != n:
+            raise LedgerLineError(f"options.dragons must name {n} dragons, not {len(names)}")
+        from havok_env.cards import default_cards
+        for i, d in enumerate(names):
+            if d is not None:
+                try:
+                    default_cards().dragon_index(_text(d, f"options.dragons[{i}]"))
+                except ValueError:
+                    raise LedgerLineError(f"options.dragons[{i}]: unknown dragon {d!r}") from None
+    actions = _typed(e["actions"], list, "actions")
+    for i, a in enumerate(actions):
+        _int(a, f"actions[{i}]")
+    seats = _typed(e["seats"], list, "seats")
+    if len(seats) != n:
+        raise LedgerLineError(f"seats must list {n} seats (options.num_players), not {len(seats)}")
+    for i, spec in enumerate(seats):
+        _text(spec, f"seats[{i}]")
+    humans = _seat_set(e["humans"], "humans", n)
+    if not humans:
+        raise LedgerLineError("humans must not be empty: a ledger line is a game with a human")
+    for p, spec in enumerate(seats):
+        if (p in humans) != is_human(spec):
+            raise LedgerLineError(f"seat {p} ({spec}) is a human but not in humans" if is_human(spec)
+                                  else f"seat {p} ({spec}) is not a human but is in humans")
+    if "agents" in e:
+        agents = _typed(e["agents"], list, "agents")
+        for i, spec in enumerate(agents):
+            _text(spec, f"agents[{i}]")
+        for p, spec in enumerate(seats):
+            if spec not in agents:
+                raise LedgerLineError(f"seat {p} ({spec}) is not among the agents")
+    result = _typed(e["result"], dict, "result")
+    for key in ("winners", "scores", "reason"):
+        if key not in result:
+            raise LedgerLineError(f"result misses {key!r}")
+    winners = _seat_set(result["winners"], "result.winners", n)
+    scores = _typed(result["scores"], list, "result.scores")
+    if len(scores) != n:
+        raise LedgerLineError(f"result.scores must list {n} scores, not {len(scores)}")
+    for i, v in enumerate(scores):
+        _int(v, f"result.scores[{i}]", 0, 10_000)
+    if sorted(winners) != [p for p in range(n) if scores[p] == max(scores)]:
+        raise LedgerLineError("result.winners must be the seats with the best score")
+    _text(result["reason"], "result.reason")
+    turns = _int(e["turns"], "turns", 0, 1_000_000)
+    if "decisions" in e and _int(e["decisions"], "decisions") != len(actions):
+        raise LedgerLineError(f"decisions is {e['decisions']} but there are {len(actions)} actions")
+    if "dragons" in e:
+        for i, d in enumerate(_typed(e["dragons"], list, "dragons")):
+            _text(d, f"dragons[{i}]")
+    if "time" in e:
+        _text(e["time"], "time")
+    if "tournament" in e:
+        _typed(e["tournament"], dict, "tournament")
     if verify:
-        from havok_env.engine import Game
+        _check_replay(e, n)
+
+
+def _check_replay(e: dict, n: int) -> None:
+    from havok_env.engine import Game
+
+    try:
         g = Game(seed=e["seed"], **e["options"])
-        for a in e["actions"]:
+    except ValueError as err:  # ConfigError
+        raise LedgerLineError(f"options: {err}") from None
+    for i, a in enumerate(e["actions"]):
+        try:
             g.apply(a)
-        if g.result is None:
-            raise ValueError("the replay does not finish the game")
-        if sorted(g.result["winners"]) != sorted(e["result"]["winners"]) \
-                or list(g.result["scores"]) != list(e["result"]["scores"]):
-            raise ValueError("the replay does not reproduce the recorded result")
+        except ValueError as err:  # IllegalActionError
+            raise LedgerLineError(f"the replay fails at actions[{i}]: {str(err)[:100]}") from None
+    if g.result is None:
+        raise LedgerLineError("the replay does not finish the game")
+    r = e["result"]
+    if sorted(g.result["winners"]) != sorted(r["winners"]) or list(g.result["scores"]) != r["scores"] \
+            or g.result["reason"] != r["reason"]:
+        raise LedgerLineError("the replay does not reproduce the recorded result")
+    if g.s.turn != e["turns"]:
+        raise LedgerLineError(f"turns is {e['turns']} but the replay takes {g.s.turn}")
+    if "dragons" in e and e["dragons"] != [g.dragon(p).name for p in range(n)]:
+        raise LedgerLineError("dragons do not match the replay")
 
 
 def summarise_ledger(entries: list[dict]) -> dict:
@@ -650,12 +830,12 @@ def summarise_ledger(entries: list[dict]) -> dict:
             drew = h in winners and len(winners) > 1
             others = [p for p in range(n) if p != h]
             opp = sum(scores[p] for p in others) / len(others)
-            add(overall.setdefault(name, blank()), won, drew, scores[h], opp, e.get("turns", 0))
+            add(overall.setdefault(name, blank()), won, drew, scores[h], opp, e["turns"])
             for spec in sorted({e["seats"][p] for p in others}):
                 key = (name, spec, n)
                 add(groups.setdefault(key, blank()), won, drew, scores[h],
                     sum(scores[p] for p in others if e["seats"][p] == spec)
-                    / sum(1 for p in others if e["seats"][p] == spec), e.get("turns", 0))
+                    / sum(1 for p in others if e["seats"][p] == spec), e["turns"])
 
     def row(d: dict) -> dict:
         g = d["games"]
