@@ -5,8 +5,9 @@
     python evaluate.py --ledger results/human_games.jsonl [--json PATH]
 
 Agent specs: ``random``, ``heuristic``, ``search``, ``search:BUDGET`` or
-``search:BUDGET:heuristic-picks``, the path of a saved model
-(``models/fire.zip``), and ``human`` or ``human:NAME`` (a person at this terminal).
+``search:BUDGET:heuristic-picks``, ``pretrained:NAME`` (a model the package ships:
+``pretrained:fire``), the path of a saved model (``models/fire.safetensors`` or its ``.json``),
+and ``human`` or ``human:NAME`` (a person at this terminal).
 
 Fairness by construction
   * A *deal* is one game seed. Every deal is played once per table (each combination of ``--players``
@@ -67,6 +68,22 @@ DEFAULT_GAMES = 100
 
 class EvalError(Exception):
     """A problem with the command line or its inputs: reported in one line, exit code 2."""
+
+
+def require_extras(args) -> None:
+    """Name the missing packages of the eval extra before any game is played."""
+    from agents.extras import missing
+    from agents.policy import is_model_spec
+    needs = {}
+    if args.agents:
+        needs["openskill"] = "the report's ratings"
+        if any(is_model_spec(s) for s in args.agents):
+            needs["safetensors"] = "loading models"
+    if args.plot:
+        needs["matplotlib"] = "--plot"
+    msg = missing(needs, "eval")
+    if msg:
+        raise EvalError(msg)
 
 
 def is_human(spec: str) -> bool:
@@ -882,8 +899,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="evaluate.py",
         description="Tournaments between bots, trained agents and humans; the human benchmark ledger.",
-        epilog="Agent specs: random, heuristic, search, search:BUDGET[:heuristic-picks], a saved model "
-               "path (.zip), human or human:NAME. Without --agents, --ledger PATH summarises the "
+        epilog="Agent specs: random, heuristic, search, search:BUDGET[:heuristic-picks], pretrained:NAME, "
+               "a saved model path (.safetensors or .json), human or human:NAME. Without --agents, --ledger PATH summarises the "
                "human games.")
     p.add_argument("--agents", nargs="+", metavar="SPEC", help="the agents of the tournament")
     p.add_argument("--players", type=int, help="seats per game (2-4; default: the number of agents)")
@@ -905,6 +922,7 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
     out = stdout or sys.stdout
     args = build_parser().parse_args(argv)
     try:
+        require_extras(args)
         if not args.agents:
             if not args.ledger:
                 raise EvalError("give --agents SPEC SPEC ... for a tournament, "

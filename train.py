@@ -14,10 +14,12 @@ logits and the value head is fitted to the outcomes): behaviour cloning of the h
 (``--distill-temperature``). PPO then fine-tunes the network against the opponents.
 ``--bc-games 0 --distill-games 0`` trains from scratch.
 
-Writes ``PATH.zip`` (the best model found by the periodic evaluation; an agent spec anywhere agents
-are named), ``PATH.json`` (run record: settings, versions, wall time, learning curve, final
-evaluation), ``PATH.last.zip`` (the model at the end), ``PATH.curve.png`` (win rate against
-timesteps), checkpoints under ``PATH_checkpoints/`` and TensorBoard logs under ``runs/``.
+Writes ``PATH.safetensors`` (the weights of the best model found by the periodic evaluation) with
+``PATH.json`` (its record: what it was trained for, its network, settings, versions, wall time,
+learning curve, final evaluation), a model that is an agent spec anywhere agents are named and
+loads without running code (``agents/policy.py``); ``PATH.last.*`` (the model at the end, with
+the optimizer state ``--resume`` continues from), ``PATH.curve.png`` (win rate against timesteps),
+checkpoints under ``PATH_checkpoints/`` and TensorBoard logs under ``runs/``.
 See docs/TRAINING.md for the default run's wall time and results.
 """
 
@@ -93,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="output path without extension (default models/DRAGON)")
     p.add_argument("--resume", action="store_true",
-                   help="continue training from PATH.last.zip (or PATH.zip)")
+                   help="continue training from PATH.last (or PATH) with the hyperparameters of its record")
     p.add_argument("--self-play", action="store_true",
                    help="opponents drawn from frozen earlier snapshots mixed with the bots")
     p.add_argument("--snapshot-every", type=int, default=None,
@@ -257,8 +259,23 @@ def _say(args, msg: str) -> None:
         print(msg, flush=True)
 
 
+def require_extras(args) -> None:
+    """Name the missing packages of the train extra before any work."""
+    from agents.extras import missing
+    needs = {"torch": "training", "stable_baselines3": "training", "sb3_contrib": "training",
+             "safetensors": "saving models"}
+    if args.logdir:
+        needs["tensorboard"] = "--logdir; --logdir '' logs nothing"
+    if not (args.no_progress or args.quiet):
+        needs.update(tqdm="the progress bar; --no-progress shows none", rich="the progress bar")
+    msg = missing(needs, "train")
+    if msg:
+        raise UsageError(msg)
+
+
 def validate(args) -> dict:
     """Check the command line; returns derived settings. Raises UsageError with one line."""
+    require_extras(args)
     from havok_env.cards import default_cards
     cs = default_cards()
     try:
@@ -279,7 +296,7 @@ def validate(args) -> dict:
     if args.n_steps < 2 or args.batch_size < 2 or args.n_epochs < 1:
         raise UsageError("--n-steps and --batch-size must be at least 2, --n-epochs at least 1")
     out = args.out or os.path.join("models", d.affinity)
-    if out.endswith(".zip") or out.endswith(".json"):
+    if out.endswith((".zip", ".json", ".safetensors")):
         out = os.path.splitext(out)[0]
     from agents import AgentSpecError, make_agent
     eval_opps = args.eval_opponents
@@ -288,10 +305,6 @@ def validate(args) -> dict:
     for spec in list(args.opponents) + list(eval_opps) + [args.bc_teacher, args.distill_teacher]:
         if spec.strip().startswith("human"):
             raise UsageError("human cannot be a training or evaluation opponent, nor a teacher")
-        if spec.endswith(".zip") or spec.endswith(".json"):
-            from agents.policy import model_path
-            if not os.path.exists(model_path(spec)):
-                raise UsageError(f"no saved model at {model_path(spec)}")
         try:
             agent = make_agent(spec)
         except AgentSpecError as e:
@@ -301,18 +314,22 @@ def validate(args) -> dict:
         close = getattr(agent, "close", None)
         if close:
             close()
+    resume_from = None
     if args.resume:
-        from agents.policy import check_compatible, model_path, read_meta
-        zp = model_path(out)
-        if not os.path.exists(zp):
-            raise UsageError(f"--resume: no saved model at {zp}")
+        from agents.policy import load_model, read_record
+        from agents.sb3_model import check_hyperparameters
+        resume_from = out + ".last" if os.path.exists(out + ".last.json") else out
         try:
-            meta = read_meta(zp)
-            if meta:
-                check_compatible(zp, meta)
+            rec, _ = load_model(resume_from)
+            check_hyperparameters(rec, resume_from + ".json")
+            if resume_from != out and os.path.exists(out + ".json"):
+                read_record(out)  # the run record the resumed run extends
         except AgentSpecError as e:
-            raise UsageError(str(e)) from None
-    return {"dragon": d, "n_envs": n_envs, "out": out, "eval_opponents": eval_opps}
+            raise UsageError(f"--resume: {e}") from None
+        if (rec["affinity"], rec["players"]) != (d.affinity, args.players):
+            raise UsageError(f"--resume: {resume_from}.json was trained as {rec['dragon']} ({rec['affinity']}) "
+                             f"for {rec['players']} players, not {d.name} ({d.affinity}) for {args.players}")
+    return {"dragon": d, "n_envs": n_envs, "out": out, "eval_opponents": eval_opps, "resume_from": resume_from}
 
 
 # -- training -----------------------------------------------------------------------------------------
@@ -325,8 +342,8 @@ def run(args) -> dict:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    from agents import make_agent
-    from agents.policy import META_KEY, PolicyAgent, make_pool, model_path
+    from agents import make_agent, sb3_model
+    from agents.policy import FORMAT, PolicyAgent, make_pool, read_record
     from havok_env.wrappers import ENV_VERSION, SingleAgentEnv, make_env
 
     t0 = time.time()
@@ -356,11 +373,12 @@ def run(args) -> dict:
     tb = args.logdir or None
     prev = {}
     if args.resume:
-        zp = out + ".last.zip" if os.path.exists(out + ".last.zip") else model_path(out)
-        model = MaskablePPO.load(zp, env=venv, device="cpu", tensorboard_log=tb)
-        if os.path.exists(out + ".json"):
-            with open(out + ".json") as f:
-                prev = json.load(f)
+        # rebuilt from the record's hyperparameters and the saved weights: nothing is unpickled
+        model, resumed, restored = sb3_model.rebuild(cfg["resume_from"], venv, seed=args.seed,
+                                                     tensorboard_log=tb)
+        prev = read_record(out) if os.path.exists(out + ".json") else resumed
+        _say(args, f"resuming {cfg['resume_from']} at {model.num_timesteps:,} steps"
+                   + ("" if restored else " (no optimizer state saved: Adam starts afresh)"))
     else:
         model = MaskablePPO(
             "MlpPolicy", venv, learning_rate=args.lr, n_steps=args.n_steps, batch_size=args.batch_size,
@@ -368,10 +386,7 @@ def run(args) -> dict:
             clip_range=args.clip_range, ent_coef=args.ent_coef, vf_coef=DEFAULTS["vf_coef"],
             policy_kwargs={"net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)}},
             tensorboard_log=tb, seed=args.seed, device="cpu", verbose=0)
-    hyper = {"learning_rate": args.lr, "n_steps": args.n_steps, "batch_size": args.batch_size,
-             "n_epochs": args.n_epochs, "gamma": args.gamma, "gae_lambda": DEFAULTS["gae_lambda"],
-             "clip_range": args.clip_range, "ent_coef": args.ent_coef,
-             "vf_coef": DEFAULTS["vf_coef"], "net_arch": list(args.net_arch),
+    hyper = {**sb3_model.hyperparameters(model), "net_arch": sb3_model.network(model.policy)["pi"],
              "shaping": args.shaping, "bc_games": 0 if args.resume else args.bc_games,
              "bc_epochs": args.bc_epochs, "bc_teacher": args.bc_teacher,
              "distill_games": 0 if args.resume else args.distill_games, "distill_epochs": args.distill_epochs,
@@ -432,7 +447,6 @@ def run(args) -> dict:
                                         threads=min(cpus, 4))
     meta = {"env_version": ENV_VERSION, "dragon": dragon.name, "affinity": dragon.affinity,
             "players": players, "observation_size": obs_size, "action_size": n_actions}
-    setattr(model, META_KEY, meta)
 
     curve = list(prev.get("curve", []))
     state = {"best": -1.0, "best_at": None, "snapshots": []}
@@ -442,8 +456,11 @@ def run(args) -> dict:
         if scores:
             state["best"], state["best_at"] = scores[-1], prev["best_at_timesteps"]
 
+    def save(model_, base, optimizer=False):
+        sb3_model.save(model_, base, sb3_model.record(model_, meta, hyperparameters=hyper), optimizer=optimizer)
+
     def save_best(model_):
-        model_.save(model_path(out))
+        save(model_, out)
 
     class TrainCallback(BaseCallback):
         def __init__(self):
@@ -461,21 +478,21 @@ def run(args) -> dict:
             if args.self_play and done >= self.next_snap:
                 self.next_snap += self.snap_every
                 os.makedirs(ckpt_dir, exist_ok=True)
-                p = os.path.join(ckpt_dir, f"snapshot_{self.model.num_timesteps}.zip")
-                self.model.save(p)
+                p = os.path.join(ckpt_dir, f"snapshot_{self.model.num_timesteps}")
+                save(self.model, p)
                 state["snapshots"] = (state["snapshots"] + [p])[-args.pool_size:] if args.pool_size else []
                 self.training_env.env_method("set_opponents", opponent_factory(state["snapshots"]))
             if self.ck_every and done >= self.next_ck:
                 self.next_ck += self.ck_every
                 os.makedirs(ckpt_dir, exist_ok=True)
-                self.model.save(os.path.join(ckpt_dir, f"step_{self.model.num_timesteps}.zip"))
+                save(self.model, os.path.join(ckpt_dir, f"step_{self.model.num_timesteps}"))
             if args.eval_every and args.eval_games and done >= self.next_eval:
                 self.next_eval += args.eval_every
                 self.run_eval()
             return True
 
         def run_eval(self, log=True):
-            learner = PolicyAgent(self.model)
+            learner = PolicyAgent(sb3_model.tensors(self.model.policy), sb3_model.record(self.model, meta))
             results = [evaluate(learner, spec, dragon.affinity, players, args.eval_games,
                                 seed=1_000_000_000 + 7919 * args.seed, workers=cpus)
                        for spec in cfg["eval_opponents"]]
@@ -500,17 +517,17 @@ def run(args) -> dict:
     if (bc_info or distill_info) and cb.ck_every:
         # the imitation stages' network, PPO's starting point, among the checkpoints
         os.makedirs(ckpt_dir, exist_ok=True)
-        model.save(os.path.join(ckpt_dir, f"step_{model.num_timesteps}.zip"))
+        save(model, os.path.join(ckpt_dir, f"step_{model.num_timesteps}"))
     if (bc_info or distill_info) and args.eval_every and args.eval_games:
         cb.model = model
         cb.run_eval(log=False)  # the warm start's strength: the curve's first point (0 PPO steps)
     _say(args, f"training {dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}"
-               f"{' + self-play' if args.self_play else ''}: {args.timesteps:,} steps in {n_envs} envs -> {out}.zip")
+               f"{' + self-play' if args.self_play else ''}: {args.timesteps:,} steps in {n_envs} envs -> {out}.safetensors")
     model.learn(total_timesteps=args.timesteps, callback=cb, progress_bar=not (args.no_progress or args.quiet),
                 reset_num_timesteps=not args.resume, tb_log_name=f"{dragon.affinity}_{players}p")
     venv.close()
     train_wall = time.time() - t0
-    model.save(out + ".last.zip")
+    save(model, out + ".last", optimizer=True)
     if args.eval_every and args.eval_games and (not curve or curve[-1]["timesteps"] != model.num_timesteps):
         cb.run_eval()
     if state["best_at"] is None:  # no evaluation ran: the final model is the result
@@ -519,12 +536,13 @@ def run(args) -> dict:
 
     final = []
     if args.final_eval_games:
-        best = PolicyAgent.load(model_path(out))
+        best = PolicyAgent.load(out)
         for spec in cfg["eval_opponents"]:
             final.append(evaluate(best, spec, dragon.affinity, players, args.final_eval_games,
                                   seed=2_000_000_000 + 7919 * args.seed, workers=cpus))
     wall = time.time() - t0
     record = {
+        **read_record(out), "format": FORMAT,
         "dragon": dragon.name, "affinity": dragon.affinity, "players": players, "opponents": bots,
         "self_play": bool(args.self_play), "seed": args.seed,
         "timesteps": int(model.num_timesteps), "timesteps_this_run": args.timesteps,
@@ -533,20 +551,20 @@ def run(args) -> dict:
         "hyperparameters": hyper, "versions": versions(), "cpus": cpus,
         "wall_time_s": round(wall + prev.get("wall_time_s", 0.0), 1),
         "wall_time_this_run_s": round(wall, 1), "train_wall_time_s": round(train_wall, 1),
-        "model": model_path(out), "best_at_timesteps": state["best_at"],
+        "model": out + ".safetensors", "best_at_timesteps": state["best_at"],
         "behaviour_cloning": bc_info if bc_info is not None else prev.get("behaviour_cloning"),
         "distillation": distill_info if distill_info is not None else prev.get("distillation"),
         "evaluation_opponents": cfg["eval_opponents"], "curve": curve,
         "final_evaluation": final,
     }
-    with open(out + ".json", "w") as f:
+    with open(out + ".json", "w") as f:  # the best model's record, completed: still a model record
         json.dump(record, f, indent=2)
     plot_curve(curve, out + ".curve.png",
                f"{dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}",
                xlabel="PPO timesteps (learner decisions)" + ("; 0 = after the imitation warm start"
                                                              if record["behaviour_cloning"] or record["distillation"]
                                                              else ""))
-    print(f"saved {model_path(out)} (best at {state['best_at']:,} steps) and {out}.json; "
+    print(f"saved {out}.safetensors (best at {state['best_at']:,} steps) and {out}.json; "
           f"wall time {wall / 60:.1f} min")
     for r in final:
         print("final " + fmt_eval(r))

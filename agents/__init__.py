@@ -2,8 +2,9 @@
 
 ``make_agent(spec)`` builds one from a spec string: ``random``, ``heuristic``, ``search`` or
 ``search:BUDGET`` (``search:BUDGET:heuristic-picks`` leaves the picks of
-:data:`agents.search.HEURISTIC_PICKS` to the heuristic), ``human``, or the path of a model saved
-by ``train.py`` (``models/fire.zip``).
+:data:`agents.search.HEURISTIC_PICKS` to the heuristic), ``human``, the path of a model saved
+by ``train.py`` (``models/fire.safetensors`` or its ``.json``), or ``pretrained:NAME`` for a model
+the package ships (``pretrained:fire``; see :mod:`agents.policy`).
 """
 
 from __future__ import annotations
@@ -45,9 +46,9 @@ def make_agent(spec: str, **kwargs) -> Agent:
     if name == "human":
         from .human import HumanAgent
         return HumanAgent(**kwargs)
-    if spec.endswith(".zip") or spec.endswith(".json"):
-        from .policy import PolicyAgent
+    from .policy import PolicyAgent, is_model_spec
+    if is_model_spec(spec):  # an old .zip is refused unread, with how to convert it
         return PolicyAgent.load(spec)
     raise AgentSpecError(f"unknown agent {spec!r}; use random, heuristic, search, search:BUDGET, "
-                         "search:BUDGET:heuristic-picks, "
-                         "human or the path of a saved model (.zip)")
+                         "search:BUDGET:heuristic-picks, human, pretrained:NAME "
+                         "or the path of a saved model (.safetensors)")

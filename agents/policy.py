@@ -1,12 +1,20 @@
-"""Trained policies as agents: a model saved by ``train.py`` is an agent spec (``models/fire.zip``).
+"""Trained policies as agents: a model saved by ``train.py`` is an agent spec (``models/fire.safetensors``).
 
-``PolicyAgent.load(path)`` reads a MaskablePPO model and acts with it: by default the argmax of the
-masked policy (deterministic); ``deterministic=False`` samples from it, reproducibly from the seed
-given to ``reset``. A model trained for another environment version, observation size or action
-count is refused with :class:`agents.AgentSpecError` naming both.
+A model is two files that load without running any code from them: ``NAME.safetensors``, the
+network's weights (read with ``safetensors.numpy``, no pickle, no torch), and ``NAME.json``, its
+record (:data:`FORMAT`, what it was trained for, the network's shape, hyperparameters and, for
+the model a run keeps, the whole run record). Either file, or ``pretrained:NAME`` for a model
+the package ships in ``agents/pretrained/``, names the model. Loading checks every field of the
+record and every tensor's name, shape, dtype and values against it, and refuses a model trained
+for another environment version, observation size or action count; every problem is one
+:class:`agents.AgentSpecError` line. Models of the old stable-baselines3 ``.zip`` format are
+refused unread, with the command that converts a trusted one (``python -m agents.convert``).
 
-For speed the policy network (an MLP) is evaluated with numpy; other network shapes fall back to
-torch. :class:`MixtureAgent` draws one of several agents per game (self-play opponent pools).
+``PolicyAgent.load(spec)`` acts with the masked policy evaluated in numpy: by default its argmax
+(deterministic); ``deterministic=False`` samples from it, reproducibly from the seed given to
+``reset``. ``agent.meta`` (and :func:`read_meta` for a spec) gives what it was trained for:
+env_version, dragon, affinity, players, observation_size, action_size.
+:class:`MixtureAgent` draws one of several agents per game (self-play opponent pools).
 """
 
 from __future__ import annotations
@@ -14,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import zipfile
 
 import numpy as np
 
@@ -24,7 +31,13 @@ from havok_env.wrappers import ENV_VERSION
 
 from .base import Agent
 
-META_KEY = "havok_meta"
+FORMAT = "havok-policy-v1"
+META_KEYS = ("env_version", "dragon", "affinity", "players", "observation_size", "action_size")
+ACTIVATIONS = ("tanh", "relu")
+PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained")
+MAX_RECORD_BYTES = 16 << 20   # a run record is a few tens of kB
+MAX_LAYERS, MAX_WIDTH = 16, 1 << 16
+CONVERT = "python -m agents.convert"
 
 
 def _spec_error(msg: str):
@@ -39,136 +52,272 @@ def expected_sizes(cards=None) -> tuple[int, int]:
     return Observer(cs).size, ActionLayout(cs).size
 
 
-def model_path(path: str) -> str:
-    """``models/fire``, ``models/fire.zip`` or ``models/fire.json`` -> ``models/fire.zip``."""
-    p = str(path)
-    if p.endswith(".json"):
-        p = p[:-5]
-    if not p.endswith(".zip"):
-        p += ".zip"
-    return p
+# -- names ------------------------------------------------------------------------------------------
+
+def is_model_spec(spec: str) -> bool:
+    """Whether an agent spec names a saved model (it needs safetensors to load)."""
+    s = str(spec).strip()
+    return s.startswith("pretrained:") or s.endswith((".safetensors", ".json", ".zip"))
 
 
-def read_meta(path: str) -> dict:
-    """The metadata ``train.py`` stored in a model zip (``{}`` if it has none); no torch needed."""
-    zp = model_path(path)
+def shipped() -> list[str]:
+    """Names of the models in the package (``pretrained:NAME``)."""
     try:
-        with zipfile.ZipFile(zp) as z:
-            data = json.loads(z.read("data"))
-    except FileNotFoundError:
-        raise _spec_error(f"no saved model at {zp}") from None
-    except (zipfile.BadZipFile, KeyError, ValueError) as e:
-        raise _spec_error(f"{zp} is not a model saved by train.py ({e})") from None
-    meta = data.get(META_KEY)
-    return meta if isinstance(meta, dict) else {}
+        names = os.listdir(PRETRAINED_DIR)
+    except OSError:
+        return []
+    return sorted(n[:-12] for n in names if n.endswith(".safetensors")
+                  and os.path.exists(os.path.join(PRETRAINED_DIR, n[:-12] + ".json")))
 
 
-def check_compatible(path: str, meta: dict, obs_size: int | None = None,
-                     n_actions: int | None = None) -> None:
-    """Raise AgentSpecError if the model's environment differs from this one."""
+def pretrained_path(name: str) -> str:
+    """The path (without extension) of ``pretrained:NAME``: a shipped model's name, or a dragon's
+    name or affinity for the model of that dragon."""
+    have = shipped()
+    ships = "the package ships " + (", ".join(f"pretrained:{n}" for n in have) if have else "none")
+    key = str(name).strip().lower()
+    if key not in have:
+        from havok_env.cards import default_cards
+        cs = default_cards()
+        try:
+            d = cs.dragons[cs.dragon_index(key)]
+        except ValueError:
+            raise _spec_error(f"agent spec 'pretrained:{name}': no such model; {ships}") from None
+        if d.affinity not in have:
+            raise _spec_error(f"agent spec 'pretrained:{name}': no pretrained agent for {d.name} "
+                              f"({d.affinity}); {ships}")
+        key = d.affinity
+    return os.path.join(PRETRAINED_DIR, key)
+
+
+def model_base(spec: str) -> str:
+    """``models/fire``, ``models/fire.safetensors``, ``models/fire.json`` or ``pretrained:fire``
+    -> the path without extension (``models/fire``)."""
+    s = str(spec).strip()
+    if s.startswith("pretrained:"):
+        return pretrained_path(s[len("pretrained:"):])
+    for ext in (".safetensors", ".json"):
+        if s.endswith(ext):
+            return s[:-len(ext)]
+    return s
+
+
+def _old_format(path: str) -> Exception:
+    import zipfile
+    try:  # the zip's directory only: reading it runs nothing
+        with zipfile.ZipFile(path) as z:
+            sb3 = "data" in z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        sb3 = False
+    if not sb3:
+        return _spec_error(f"{path} is not a model: models are saved as NAME.safetensors with NAME.json")
+    return _spec_error(
+        f"{path} is a model in the old stable-baselines3 format, which cannot be loaded without "
+        f"running code from the file; if you trust it, convert it: {CONVERT} {path} "
+        f"{os.path.splitext(path)[0]}")
+
+
+# -- the record -------------------------------------------------------------------------------------
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_record(rec, where: str) -> dict:
+    """Raise AgentSpecError unless ``rec`` is a model record of this environment; returns it."""
+    def bad(what):
+        return _spec_error(f"{where} is not a valid model record: {what}")
+
+    if not isinstance(rec, dict):
+        raise bad(f"a JSON object is needed, not {type(rec).__name__}")
+    if rec.get("format") != FORMAT:
+        raise bad(f"format must be {FORMAT!r}, not {rec.get('format')!r}")
+    for key in META_KEYS:
+        if key not in rec:
+            raise bad(f"{key} is missing")
+    for key in ("env_version", "dragon", "affinity"):
+        if not isinstance(rec[key], str):
+            raise bad(f"{key} must be a string, not {type(rec[key]).__name__}")
+    for key in ("players", "observation_size", "action_size"):
+        if not _is_int(rec[key]):
+            raise bad(f"{key} must be an integer, not {type(rec[key]).__name__}")
+    if not 2 <= rec["players"] <= 4:
+        raise bad(f"players must be 2, 3 or 4, not {rec['players']}")
+    from havok_env.cards import default_cards
+    dragons = {d.name: d.affinity for d in default_cards().dragons}
+    if dragons.get(rec["dragon"]) != rec["affinity"]:
+        raise bad(f"dragon {rec['dragon']!r} with affinity {rec['affinity']!r} is no dragon of the game")
+    if "timesteps" in rec and not (_is_int(rec["timesteps"]) and rec["timesteps"] >= 0):
+        raise bad("timesteps must be a non-negative integer")
+    net = rec.get("network")
+    if not isinstance(net, dict):
+        raise bad("network must be an object {pi, vf, activation}")
+    for key in ("pi", "vf"):
+        layers = net.get(key)
+        if not (isinstance(layers, list) and len(layers) <= MAX_LAYERS
+                and all(_is_int(n) and 1 <= n <= MAX_WIDTH for n in layers)):
+            raise bad(f"network.{key} must be a list of at most {MAX_LAYERS} layer sizes 1-{MAX_WIDTH}")
+    if net.get("activation") not in ACTIVATIONS:
+        raise bad(f"network.activation must be one of {', '.join(ACTIVATIONS)}, not {net.get('activation')!r}")
     want_obs, want_act = expected_sizes()
-    got_ver = meta.get("env_version")
-    got_obs = meta.get("observation_size", obs_size)
-    got_act = meta.get("action_size", n_actions)
-    if (got_ver is not None and got_ver != ENV_VERSION) or got_obs != want_obs or got_act != want_act:
+    if rec["env_version"] != ENV_VERSION or rec["observation_size"] != want_obs or rec["action_size"] != want_act:
         raise _spec_error(
-            f"{model_path(path)} was trained for {got_ver or 'an unknown environment'} "
-            f"(observation {got_obs}, {got_act} actions) but this is {ENV_VERSION} "
-            f"(observation {want_obs}, {want_act} actions); retrain it with train.py")
+            f"{where} was trained for {rec['env_version']} (observation {rec['observation_size']}, "
+            f"{rec['action_size']} actions) but this is {ENV_VERSION} (observation {want_obs}, "
+            f"{want_act} actions); retrain it with train.py")
+    return rec
 
+
+def read_record(spec: str) -> dict:
+    """The checked record of a saved model (its ``.json``); the weights are not read."""
+    s = str(spec).strip()
+    if s.endswith(".zip"):
+        raise _old_format(s) if os.path.exists(s) else _spec_error(f"no saved model at {s}")
+    base = model_base(s)
+    path = base + ".json"
+    if not os.path.exists(path) or not os.path.exists(base + ".safetensors"):
+        if os.path.exists(base + ".zip"):
+            raise _old_format(base + ".zip")
+        missing = base + (".safetensors" if os.path.exists(path) else ".json")
+        raise _spec_error(f"no saved model at {base}.safetensors (missing {missing})")
+    try:
+        if os.path.getsize(path) > MAX_RECORD_BYTES:
+            raise ValueError(f"larger than {MAX_RECORD_BYTES >> 20} MiB")
+        with open(path, "rb") as f:
+            rec = json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as e:  # UnicodeDecodeError and JSONDecodeError too
+        raise _spec_error(f"{path} is not a valid model record: {type(e).__name__}: {e}".splitlines()[0]) from None
+    return check_record(rec, path)
+
+
+def read_meta(spec: str) -> dict:
+    """What a saved model was trained for: the :data:`META_KEYS` of its record, once the whole
+    model (weights too) is checked."""
+    rec, _ = load_model(spec)
+    return {k: rec[k] for k in META_KEYS}
+
+
+def expected_tensors(rec: dict) -> dict[str, tuple[int, ...]]:
+    """Tensor name -> shape of the network a record describes (stable-baselines3's MlpPolicy names)."""
+    out = {}
+    for head, net in (("policy", "pi"), ("value", "vf")):
+        n_in = rec["observation_size"]
+        for i, n in enumerate(rec["network"][net]):
+            out[f"mlp_extractor.{head}_net.{2 * i}.weight"] = (n, n_in)
+            out[f"mlp_extractor.{head}_net.{2 * i}.bias"] = (n,)
+            n_in = n
+        last = rec["network"][net][-1] if rec["network"][net] else rec["observation_size"]
+        size = rec["action_size"] if net == "pi" else 1
+        name = "action_net" if net == "pi" else "value_net"
+        out[f"{name}.weight"] = (size, last)
+        out[f"{name}.bias"] = (size,)
+    return out
+
+
+def read_weights(base: str, rec: dict, expected: dict[str, tuple[int, ...]] | None = None) -> dict:
+    """The tensors of ``base.safetensors``, checked against ``expected`` (default: the record's
+    network): every name, shape and dtype (float32), and finite values."""
+    path = base + ".safetensors"
+    expected = expected_tensors(rec) if expected is None else expected
+    try:
+        from safetensors import safe_open
+    except ImportError:
+        raise _spec_error("loading a model needs safetensors: pip install -e '.[eval]'") from None
+    try:
+        with safe_open(path, framework="np") as f:
+            names = set(f.keys())
+            missing, extra = sorted(set(expected) - names), sorted(names - set(expected))
+            if missing or extra:
+                raise _spec_error(
+                    f"{path} does not match its record: "
+                    + (f"missing tensor {missing[0]}" if missing else f"unexpected tensor {extra[0]}")
+                    + (f" ({len(missing) + len(extra)} names differ)" if len(missing) + len(extra) > 1 else ""))
+            for name in sorted(expected):
+                sl = f.get_slice(name)
+                shape, dtype = tuple(sl.get_shape()), sl.get_dtype()
+                if dtype != "F32" or shape != tuple(expected[name]):
+                    raise _spec_error(f"{path} does not match its record: tensor {name} is {dtype} "
+                                      f"{list(shape)}, expected F32 {list(expected[name])}")
+            tensors = {name: f.get_tensor(name) for name in expected}
+    except Exception as e:  # noqa: BLE001 - the parser's own errors: a corrupt or foreign file
+        from . import AgentSpecError
+        if isinstance(e, AgentSpecError):
+            raise
+        raise _spec_error(f"{path} is not a valid safetensors file: {e}".splitlines()[0]) from None
+    for name, t in tensors.items():
+        if not np.isfinite(t).all():
+            raise _spec_error(f"{path}: tensor {name} has values that are not finite")
+    return tensors
+
+
+def load_model(spec: str) -> tuple[dict, dict]:
+    """(record, tensors) of a saved model, both checked."""
+    rec = read_record(spec)
+    return rec, read_weights(model_base(spec), rec)
+
+
+def save_model(base: str, tensors: dict, record: dict) -> None:
+    """Write ``base.safetensors`` and ``base.json`` (each written whole, then moved into place).
+    The record must be a valid model record for these tensors."""
+    from safetensors.numpy import save as to_bytes
+    check_record(record, base + ".json")
+    want = expected_tensors(record)
+    got = {k: tuple(np.shape(v)) for k, v in tensors.items()}
+    if got != want:
+        raise ValueError(f"the tensors do not match the record's network: {sorted(set(got) ^ set(want))}")
+    os.makedirs(os.path.dirname(base) or ".", exist_ok=True)
+    tmp = f"{base}.tmp{os.getpid()}"
+    with open(tmp + ".safetensors", "wb") as f:  # (save_file would make it private: mode 600)
+        f.write(to_bytes({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}))
+    with open(tmp + ".json", "w") as f:
+        json.dump(record, f, indent=2)
+        f.write("\n")
+    os.replace(tmp + ".safetensors", base + ".safetensors")
+    os.replace(tmp + ".json", base + ".json")
+
+
+# -- the agent ----------------------------------------------------------------------------------------
 
 class _NumpyMLP:
-    """The masked-policy logits of an SB3 MlpPolicy, evaluated with numpy."""
+    """The policy logits of a stable-baselines3 MlpPolicy's weights, evaluated with numpy."""
 
-    def __init__(self, policy):
-        import torch.nn as nn
-        from stable_baselines3.common.torch_layers import FlattenExtractor
-        if not isinstance(policy.features_extractor, FlattenExtractor):
-            raise TypeError("not an MLP policy")
-        net = policy.mlp_extractor.policy_net
-        layers = []
-        for m in net:
-            if isinstance(m, nn.Linear):
-                layers.append(("linear", m.weight.detach().cpu().numpy().T.copy(),
-                               m.bias.detach().cpu().numpy().copy()))
-            elif isinstance(m, nn.Tanh):
-                layers.append(("tanh",))
-            elif isinstance(m, nn.ReLU):
-                layers.append(("relu",))
-            else:
-                raise TypeError(f"unsupported layer {m}")
-        a = policy.action_net
-        layers.append(("linear", a.weight.detach().cpu().numpy().T.copy(),
-                       a.bias.detach().cpu().numpy().copy()))
-        self.layers = layers
+    def __init__(self, tensors: dict, layers: list[int], activation: str):
+        self.layers = [(tensors[f"mlp_extractor.policy_net.{2 * i}.weight"].T.copy(),
+                        tensors[f"mlp_extractor.policy_net.{2 * i}.bias"].copy()) for i in range(len(layers))]
+        self.out = (tensors["action_net.weight"].T.copy(), tensors["action_net.bias"].copy())
+        self.activation = np.tanh if activation == "tanh" else (lambda x: np.maximum(x, 0.0))
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
-        x = obs.astype(np.float32).reshape(-1)
-        for layer in self.layers:
-            if layer[0] == "linear":
-                x = x @ layer[1] + layer[2]
-            elif layer[0] == "tanh":
-                x = np.tanh(x)
-            else:
-                x = np.maximum(x, 0.0)
-        return x
+        x = np.asarray(obs, dtype=np.float32).reshape(-1)
+        for w, b in self.layers:
+            x = self.activation(x @ w + b)
+        return x @ self.out[0] + self.out[1]
 
 
 class PolicyAgent(Agent):
-    """Acts with a trained MaskablePPO policy."""
+    """Acts with a trained policy network (numpy only)."""
 
-    def __init__(self, model, deterministic: bool = True, name: str = "policy", meta: dict | None = None):
-        self.model = model
-        self.policy = model.policy
+    def __init__(self, tensors: dict, record: dict, deterministic: bool = True, name: str = "policy"):
+        self.record = record
+        self.meta = {k: record[k] for k in META_KEYS}
         self.deterministic = deterministic
         self.name = name
-        self.meta = meta or {}
         self._rng = random.Random(0)
-        try:
-            self._fast = _NumpyMLP(self.policy)
-        except TypeError:
-            self._fast = None
-
-    def __getstate__(self):
-        # with the numpy fast path the agent travels (to evaluation workers) without torch objects
-        d = dict(self.__dict__)
-        if d.get("_fast") is not None:
-            d["model"] = d["policy"] = None
-        return d
+        net = record["network"]
+        self._fast = _NumpyMLP(tensors, net["pi"], net["activation"])
 
     @classmethod
-    def load(cls, path: str, deterministic: bool = True, device: str = "cpu") -> "PolicyAgent":
-        zp = model_path(path)
-        if not os.path.exists(zp):
-            raise _spec_error(f"no saved model at {zp}")
-        meta = read_meta(zp)
-        if meta:
-            check_compatible(zp, meta)
-        try:
-            from sb3_contrib import MaskablePPO
-        except ImportError:
-            raise _spec_error("loading a model needs sb3-contrib: pip install -e '.[train]'") from None
-        try:
-            model = MaskablePPO.load(zp, device=device)
-        except Exception as e:  # noqa: BLE001 - any failure to load is a bad spec
-            raise _spec_error(f"cannot load {zp}: {type(e).__name__}: {e}".splitlines()[0]) from None
-        if not meta:
-            check_compatible(zp, {}, int(np.prod(model.observation_space.shape)),
-                             int(model.action_space.n))
-        name = os.path.splitext(os.path.basename(zp))[0]
-        return cls(model, deterministic=deterministic, name=name, meta=meta)
+    def load(cls, spec: str, deterministic: bool = True) -> "PolicyAgent":
+        rec, tensors = load_model(spec)
+        name = str(spec).strip() if str(spec).strip().startswith("pretrained:") \
+            else os.path.basename(model_base(spec))
+        return cls(tensors, rec, deterministic=deterministic, name=name)
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         self._rng.seed(seed)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        if self._fast is not None:
-            return self._fast.logits(observation)
-        import torch
-        with torch.no_grad():
-            obs_t, _ = self.policy.obs_to_tensor(np.asarray(observation, dtype=np.float32))
-            dist = self.policy.get_distribution(obs_t)
-            return dist.distribution.logits.cpu().numpy().reshape(-1)
+        return self._fast.logits(observation)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view=None) -> int:
         legal = np.flatnonzero(action_mask)

@@ -18,6 +18,7 @@ sys.path.insert(0, ROOT)
 
 import train  # noqa: E402
 from agents import AgentSpecError, make_agent, play_game  # noqa: E402
+from agents.policy import META_KEYS, read_meta  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +35,15 @@ def tiny_model(tmp_path_factory):
 
 
 def test_tiny_training_saves_model_and_record(tiny_model):
-    assert os.path.exists(tiny_model + ".zip") and os.path.exists(tiny_model + ".last.zip")
+    for ext in (".safetensors", ".last.safetensors", ".last.json", ".last.optimizer.safetensors"):
+        assert os.path.exists(tiny_model + ext), ext
+    assert not os.path.exists(tiny_model + ".optimizer.safetensors")  # the best model: weights only
+    assert not [f for f in os.listdir(os.path.dirname(tiny_model)) if f.endswith(".zip")]
     with open(tiny_model + ".json") as f:
         rec = json.load(f)
+    assert read_meta(tiny_model + ".json") == {k: rec[k] for k in META_KEYS}
+    assert rec["format"] == "havok-policy-v1" and rec["network"] == {"pi": [32, 32], "vf": [32, 32],
+                                                                     "activation": "tanh"}
     for key in ("dragon", "players", "opponents", "seed", "timesteps", "env_version", "observation_size",
                 "action_size", "versions", "wall_time_s", "final_evaluation", "curve"):
         assert key in rec, key
@@ -57,7 +64,7 @@ def test_tiny_training_saves_model_and_record(tiny_model):
     assert distill["targets"] == "soft, temperature 0.05" and bc["targets"] == "choices"
     assert rec["hyperparameters"]["distill_games"] == 4
     # PPO's starting point, the imitation stages' network, is kept as a usable checkpoint
-    start = make_agent(tiny_model + "_checkpoints/step_0.zip")
+    start = make_agent(tiny_model + "_checkpoints/step_0.safetensors")
     assert play_game([start, make_agent("random")], seed=1, dragons=["fire", None])["result"] is not None
 
 
@@ -156,7 +163,7 @@ def test_distillation_learns_the_search_bots_soft_targets():
 
 
 def test_saved_model_is_an_agent_spec_and_plays_full_games(tiny_model):
-    agent = make_agent(tiny_model + ".zip")
+    agent = make_agent(tiny_model + ".safetensors")
     assert agent.deterministic
     for seat in (0, 1):
         table = [make_agent("heuristic"), make_agent("heuristic")]
@@ -172,36 +179,80 @@ def test_saved_model_is_an_agent_spec_and_plays_full_games(tiny_model):
 
 
 def test_model_from_another_environment_is_refused(tiny_model, tmp_path):
-    bad = tmp_path / "other.zip"
-    with zipfile.ZipFile(tiny_model + ".zip") as src, zipfile.ZipFile(bad, "w") as dst:
-        for item in src.infolist():
-            data = src.read(item.filename)
-            if item.filename == "data":
-                d = json.loads(data)
-                d["havok_meta"]["env_version"] = "havok_hijinks_v9"
-                d["havok_meta"]["observation_size"] = 700
-                data = json.dumps(d).encode()
-            dst.writestr(item, data)
+    import shutil
+    bad = str(tmp_path / "other")
+    shutil.copy(tiny_model + ".safetensors", bad + ".safetensors")
+    with open(tiny_model + ".json") as f:
+        rec = json.load(f)
+    rec.update(env_version="havok_hijinks_v9", observation_size=700)
+    with open(bad + ".json", "w") as f:
+        json.dump(rec, f)
     with pytest.raises(AgentSpecError) as e:
-        make_agent(str(bad))
+        make_agent(bad + ".safetensors")
     msg = str(e.value)
     assert "\n" not in msg and "havok_hijinks_v9" in msg and "700" in msg
     with pytest.raises(AgentSpecError):
-        make_agent(str(tmp_path / "missing.zip"))
+        make_agent(str(tmp_path / "missing.safetensors"))
+
+
+def _copy_model(src, dst, exts=(".safetensors", ".json", ".last.safetensors", ".last.json",
+                                  ".last.optimizer.safetensors")):
+    import shutil
+    for ext in exts:
+        shutil.copy(src + ext, dst + ext)
 
 
 def test_resume_continues_training(tiny_model, tmp_path):
-    import shutil
     out = str(tmp_path / "fire")
-    for ext in (".zip", ".last.zip", ".json"):
-        shutil.copy(tiny_model + ext, out + ext)
+    _copy_model(tiny_model, out)
     rc = train.main(["--opponents", "random", "--timesteps", "512", "--n-envs", "1", "--resume",
                      "--eval-every", "0", "--final-eval-games", "10", "--out", out, "--logdir", "",
-                     "--quiet"])
+                     "--quiet", "--lr", "0.5"])
     assert rc == 0
     with open(out + ".json") as f:
         rec = json.load(f)
     assert rec["resumed"] and rec["timesteps"] >= 2048 + 512
+    # the PPO hyperparameters are the resumed record's, not the command line's
+    assert rec["hyperparameters"]["learning_rate"] == 3e-4 and rec["hyperparameters"]["n_steps"] == 256
+    with open(out + ".last.json") as f:
+        assert json.load(f)["timesteps"] == rec["timesteps"]
+
+
+def test_resume_rebuilds_the_model_and_its_optimizer_exactly(tiny_model):
+    import torch
+
+    from agents import sb3_model
+    from havok_env.wrappers import SingleAgentEnv
+    model, rec, restored = sb3_model.rebuild(tiny_model + ".last", SingleAgentEnv("fire", 2))
+    assert restored and model.num_timesteps == rec["timesteps"] >= 2048
+    assert (model.n_steps, model.batch_size, model.n_epochs, model.learning_rate) == (256, 128, 2, 3e-4)
+    from safetensors.numpy import load_file
+    w = load_file(tiny_model + ".last.safetensors")
+    opt = load_file(tiny_model + ".last.optimizer.safetensors")
+    state = model.policy.optimizer.state_dict()["state"]
+    for i, (name, p) in enumerate(model.policy.named_parameters()):
+        assert np.array_equal(p.detach().numpy(), w[name])
+        assert np.array_equal(state[i]["exp_avg"].numpy(), opt["exp_avg." + name])
+        assert np.array_equal(state[i]["exp_avg_sq"].numpy(), opt["exp_avg_sq." + name])
+        assert float(state[i]["step"]) == float(opt["step." + name][0]) > 0
+    # it trains on from there
+    model.learn(64)
+    assert not torch.equal(next(model.policy.parameters()).detach(),
+                           torch.from_numpy(w[next(iter(dict(model.policy.named_parameters())))]))
+
+
+def test_resume_refuses_a_model_of_another_dragon_or_bad_hyperparameters(tiny_model, tmp_path):
+    out = str(tmp_path / "fire")
+    _copy_model(tiny_model, out)
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), "--dragon", "pearl", "--resume",
+                        "--out", out], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 2 and "trained as Ruby (fire) for 2 players, not Pearl" in p.stderr
+    with open(out + ".last.json") as f:
+        rec = json.load(f)
+    rec["hyperparameters"]["n_steps"] = "many"
+    with open(out + ".last.json", "w") as f:
+        json.dump(rec, f)
+    assert train.main(["--resume", "--out", out, "--quiet"]) == 2
 
 
 @pytest.mark.parametrize("args, words", [
@@ -213,6 +264,8 @@ def test_resume_continues_training(tiny_model, tmp_path):
     (["--distill-games", "-1"], "--distill-games"),
     (["--distill-temperature", "-0.1"], "--distill-temperature"),
     (["--opponents", "missing/model.zip"], "no saved model"),
+    (["--opponents", "missing/model.safetensors"], "no saved model"),
+    (["--eval-opponents", "pretrained:unicorn"], "pretrained:unicorn"),
     (["--n-envs", "0"], "--n-envs"),
     (["--timesteps", "abc"], "invalid int"),
     (["--resume", "--out", "/nonexistent/dir/fire"], "no saved model"),
@@ -225,21 +278,70 @@ def test_bad_command_lines_exit_2_with_one_line(args, words):
     assert len(lines) == 1 and lines[0].startswith("train.py: error:") and words in lines[0], p.stderr
 
 
-def test_policy_agent_matches_the_models_own_masked_argmax(tiny_model):
-    import numpy as np
-
+def _masked_argmax_agrees(agent, model, steps=200):
     from havok_env.wrappers import SingleAgentEnv
-    agent = make_agent(tiny_model + ".zip")
-    assert agent._fast is not None  # the numpy fast path is in use
     env = SingleAgentEnv("fire", 2)
     obs, _ = env.reset(seed=0)
     checked = 0
-    for _ in range(200):
+    for _ in range(steps):
         mask = env.action_masks()
-        want, _ = agent.model.predict(obs, action_masks=mask, deterministic=True)
+        want, _ = model.predict(obs, action_masks=mask, deterministic=True)
         assert agent.act(obs, mask.astype(np.int8), None) == int(want)
         checked += int(mask.sum() > 1)
         obs, _, term, _, _ = env.step(int(want))
         if term:
             obs, _ = env.reset()
     assert checked > 20
+
+
+def test_policy_agent_matches_the_models_own_masked_argmax(tiny_model):
+    from agents import sb3_model
+    from havok_env.wrappers import SingleAgentEnv
+    model, _, _ = sb3_model.rebuild(tiny_model, SingleAgentEnv("fire", 2))
+    _masked_argmax_agrees(make_agent(tiny_model + ".safetensors"), model)
+
+
+def _old_format_model(path):
+    """A model saved the way train.py used to: MaskablePPO.save with the metadata attribute."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.policy import expected_sizes
+    from havok_env.wrappers import ENV_VERSION, SingleAgentEnv
+    obs, act = expected_sizes()
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv("fire", 2), seed=1, device="cpu", n_steps=64,
+                        policy_kwargs={"net_arch": {"pi": [16, 8], "vf": [16]}})
+    model.havok_meta = {"env_version": ENV_VERSION, "dragon": "Ruby", "affinity": "fire", "players": 2,
+                        "observation_size": obs, "action_size": act}
+    model.save(path)
+    return model
+
+
+def test_an_old_model_is_refused_with_how_to_convert_it_and_converts(tmp_path, capsys):
+    from agents.convert import main as convert
+    old = str(tmp_path / "fire.zip")
+    model = _old_format_model(old)
+    with open(tmp_path / "fire.json", "w") as f:  # the old run record beside it
+        json.dump({"curve": [{"timesteps": 0, "results": []}], "timesteps": 12345, "seed": 7}, f)
+    for spec in (old, str(tmp_path / "fire.json")):
+        with pytest.raises(AgentSpecError, match=r"old stable-baselines3 format.*python -m agents\.convert"):
+            make_agent(spec)
+    assert convert([old, str(tmp_path / "new")]) == 0
+    out = capsys.readouterr()
+    assert "unpickles" in out.err and "trust" in out.err and "weights only" in out.out
+    agent = make_agent(str(tmp_path / "new.json"))
+    assert agent.meta["dragon"] == "Ruby" and agent.record["network"]["pi"] == [16, 8]
+    assert agent.record["timesteps"] == 12345 and agent.record["seed"] == 7 and agent.record["curve"]
+    assert agent.record["hyperparameters"]["n_steps"] == 64
+    _masked_argmax_agrees(agent, model)
+    assert not os.path.exists(tmp_path / "new.optimizer.safetensors")
+
+
+def test_the_converter_runs_the_files_code_as_it_warns(tmp_path, capsys):
+    from model_files import hostile_zip
+
+    from agents.convert import main as convert
+    marker = tmp_path / "MARKER"
+    hostile_zip(tmp_path / "evil.zip", marker)
+    assert convert([str(tmp_path / "evil.zip"), str(tmp_path / "out")]) == 2
+    assert marker.exists()  # what every loader did before: only this trusted-files tool still does
+    assert "use it only on a file you trust" in capsys.readouterr().err

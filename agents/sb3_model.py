@@ -1,0 +1,137 @@
+"""MaskablePPO models to and from the project's model format (:mod:`agents.policy`); the train extra.
+
+``save(model, base, record)`` writes the policy's weights (``base.safetensors``) and its record
+(``base.json``); with ``optimizer=True`` also the Adam moments (``base.optimizer.safetensors``),
+so that ``--resume`` continues with the optimizer where it stopped. ``rebuild(base, env)``
+constructs a MaskablePPO from a record's hyperparameters and loads the weights (and the optimizer
+state, where saved) into it: nothing is unpickled.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from .policy import FORMAT, META_KEYS, expected_tensors, load_model, read_weights, save_model
+
+# the hyperparameters a MaskablePPO is rebuilt from, with their types
+PPO_HYPERPARAMETERS = {"learning_rate": float, "n_steps": int, "batch_size": int, "n_epochs": int,
+                       "gamma": float, "gae_lambda": float, "clip_range": float, "ent_coef": float,
+                       "vf_coef": float}
+OPTIMIZER_SUFFIX = ".optimizer"
+
+
+def network(policy) -> dict:
+    """The record's ``network`` of an MlpPolicy."""
+    arch = policy.net_arch
+    pi, vf = (arch["pi"], arch["vf"]) if isinstance(arch, dict) else (arch, arch)
+    activation = policy.activation_fn.__name__.lower()
+    return {"pi": [int(n) for n in pi], "vf": [int(n) for n in vf], "activation": activation}
+
+
+def tensors(policy) -> dict:
+    return {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
+
+
+def hyperparameters(model) -> dict:
+    """The PPO hyperparameters of a MaskablePPO (its schedules' values at the start)."""
+    out = {}
+    for key, kind in PPO_HYPERPARAMETERS.items():
+        v = getattr(model, key)
+        out[key] = kind(v(1.0) if callable(v) else v)
+    return out
+
+
+def record(model, meta: dict, **more) -> dict:
+    """A model record for ``model``: ``meta`` (the :data:`agents.policy.META_KEYS`), its network,
+    ``timesteps``, and ``more`` (``hyperparameters`` default to the model's own)."""
+    rec = {"format": FORMAT, **{k: meta[k] for k in META_KEYS}, "network": network(model.policy),
+           "timesteps": int(model.num_timesteps), "hyperparameters": hyperparameters(model)}
+    rec.update(more)
+    return rec
+
+
+def save(model, base: str, rec: dict, optimizer: bool = False) -> None:
+    """Save ``model``'s weights and ``rec``; the Adam state too with ``optimizer``."""
+    from safetensors.numpy import save as to_bytes
+    save_model(base, tensors(model.policy), rec)
+    opt_path = base + OPTIMIZER_SUFFIX + ".safetensors"
+    if not optimizer:
+        if os.path.exists(opt_path):  # a stale state would not belong to these weights
+            os.remove(opt_path)
+        return
+    opt = model.policy.optimizer
+    names = [n for n, _ in model.policy.named_parameters()]
+    state = opt.state_dict()["state"]
+    out = {}
+    for i, name in enumerate(names):
+        s = state.get(i)
+        if s:
+            out["exp_avg." + name] = s["exp_avg"].detach().cpu().numpy()
+            out["exp_avg_sq." + name] = s["exp_avg_sq"].detach().cpu().numpy()
+            out["step." + name] = np.array([float(s["step"])], np.float32)
+    if len(out) != 3 * len(names):  # not stepped yet: a fresh optimizer is the same
+        if os.path.exists(opt_path):
+            os.remove(opt_path)
+        return
+    tmp = f"{opt_path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(to_bytes(out))
+    os.replace(tmp, opt_path)
+
+
+def check_hyperparameters(rec: dict, where: str) -> dict:
+    """The PPO hyperparameters of a record, checked (AgentSpecError otherwise)."""
+    from . import AgentSpecError
+    h = rec.get("hyperparameters")
+    if not isinstance(h, dict):
+        raise AgentSpecError(f"{where} has no hyperparameters to resume from")
+    out = {}
+    for key, kind in PPO_HYPERPARAMETERS.items():
+        v = h.get(key)
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+        if kind is int:
+            ok = ok and isinstance(v, int) and v >= 1
+        if not ok:
+            raise AgentSpecError(f"{where}: hyperparameters.{key} must be a "
+                                 f"{'positive integer' if kind is int else 'non-negative number'}, not {v!r}")
+        out[key] = kind(v)
+    if out["n_steps"] < 2 or out["batch_size"] < 2:
+        raise AgentSpecError(f"{where}: hyperparameters n_steps and batch_size must be at least 2")
+    return out
+
+
+def rebuild(base: str, env, seed: int = 0, tensorboard_log=None):
+    """(MaskablePPO, record, whether the optimizer state was restored) from a saved model."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    rec, weights = load_model(base)
+    hyper = check_hyperparameters(rec, base + ".json")
+    net = rec["network"]
+    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[net["activation"]]
+    model = MaskablePPO("MlpPolicy", env, **hyper, seed=seed, device="cpu", verbose=0,
+                        tensorboard_log=tensorboard_log,
+                        policy_kwargs={"net_arch": {"pi": net["pi"], "vf": net["vf"]}, "activation_fn": act})
+    model.policy.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()}, strict=True)
+    model.num_timesteps = int(rec.get("timesteps", 0))
+    restored = False
+    opt_base = base + OPTIMIZER_SUFFIX
+    if os.path.exists(opt_base + ".safetensors"):
+        params = dict(model.policy.named_parameters())
+        shapes = expected_tensors(rec)
+        want = {}
+        for name in params:
+            want["exp_avg." + name] = want["exp_avg_sq." + name] = shapes[name]
+            want["step." + name] = (1,)
+        saved = read_weights(opt_base, rec, expected=want)
+        sd = model.policy.optimizer.state_dict()
+        sd["state"] = {i: {"step": torch.tensor(float(saved["step." + n][0])),
+                           "exp_avg": torch.from_numpy(saved["exp_avg." + n]),
+                           "exp_avg_sq": torch.from_numpy(saved["exp_avg_sq." + n])}
+                       for i, n in enumerate(params)}
+        model.policy.optimizer.load_state_dict(sd)
+        restored = True
+    return model, rec, restored
