@@ -511,9 +511,9 @@ def short_labels(labels: list[str], width: int = PLOT_LABEL_WIDTH) -> list[str]:
         if not (sep and copy.isdigit()):
             base, sep, copy = label, "", ""
         parts = [p for p in base.replace("\\", "/").split("/") if p]
-        if parts and (len(parts) > 1 or base.endswith((".zip", ".json"))):
+        if parts and (len(parts) > 1 or base.endswith((".safetensors", ".zip", ".json"))):
             last = parts[-1]
-            if last.endswith((".zip", ".json")):
+            if last.endswith((".safetensors", ".zip", ".json")):
                 last = last.rsplit(".", 1)[0]
             base = "/".join(parts[-1 - folders:-1] + [last]) if folders else last
         return base + sep + copy

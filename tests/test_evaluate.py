@@ -256,6 +256,8 @@ def test_plot_labels_are_short_and_still_tell_agents_apart():
     assert len(set(short)) == 4 and "seed0" in short[0] and "seed1" in short[3]
     assert evaluate.short_labels(["models/fire.zip", "models/fire.zip#2", "random", "random#2"]) \
         == ["fire", "fire#2", "random", "random#2"]
+    assert evaluate.short_labels(["models/fire.safetensors", "fire.safetensors#2", "pretrained:fire"]) \
+        == ["fire", "fire#2", "pretrained:fire"]
     # the same file name in two folders keeps the folder; nothing else to go on: numbered
     assert evaluate.short_labels(["a/fire.zip", "b/fire.zip"]) == ["a/fire", "b/fire"]
     same = evaluate.short_labels(["x/" + "a" * 60 + ".zip", "y/" + "a" * 60 + ".zip"])
