@@ -181,10 +181,11 @@ def read_record(spec: str) -> dict:
         missing = base + (".safetensors" if os.path.exists(path) else ".json")
         raise _spec_error(f"no saved model at {base}.safetensors (missing {missing})")
     try:
-        if os.path.getsize(path) > MAX_RECORD_BYTES:
-            raise ValueError(f"larger than {MAX_RECORD_BYTES >> 20} MiB")
         with open(path, "rb") as f:
-            rec = json.loads(f.read().decode("utf-8"))
+            data = f.read(MAX_RECORD_BYTES + 1)  # bounded: a device or a huge file is no record
+        if len(data) > MAX_RECORD_BYTES:
+            raise ValueError(f"larger than {MAX_RECORD_BYTES:,} bytes")
+        rec = json.loads(data.decode("utf-8"))
     except (OSError, ValueError, RecursionError) as e:  # UnicodeDecodeError and JSONDecodeError too
         raise _spec_error(f"{path} is not a valid model record: {type(e).__name__}: {e}".splitlines()[0]) from None
     return check_record(rec, path)

@@ -120,6 +120,12 @@ def test_an_unreadable_record_is_refused_in_one_line(tmp_path, content, words):
     assert words in one_line_error(make_agent, base + ".safetensors")
 
 
+def test_an_oversized_record_is_refused_unread(tmp_path, monkeypatch):
+    base = write_model(tmp_path / "m")
+    monkeypatch.setattr(policy, "MAX_RECORD_BYTES", 100)
+    assert "larger than" in one_line_error(make_agent, base + ".json")
+
+
 def _rewrite_weights(base, fn):
     from safetensors.numpy import load_file, save_file
     t = load_file(base + ".safetensors")

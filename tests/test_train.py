@@ -345,3 +345,16 @@ def test_the_converter_runs_the_files_code_as_it_warns(tmp_path, capsys):
     assert convert([str(tmp_path / "evil.zip"), str(tmp_path / "out")]) == 2
     assert marker.exists()  # what every loader did before: only this trusted-files tool still does
     assert "use it only on a file you trust" in capsys.readouterr().err
+
+
+def test_self_play_snapshots_are_saved_models_that_join_the_pool(tmp_path):
+    out = str(tmp_path / "fire")
+    rc = train.main(["--opponents", "random", "--self-play", "--snapshot-every", "128", "--pool-size", "2",
+                     "--timesteps", "512", "--n-envs", "1", "--n-steps", "128", "--batch-size", "64",
+                     "--n-epochs", "1", "--net-arch", "16", "--eval-every", "0", "--final-eval-games", "4",
+                     "--bc-games", "0", "--distill-games", "0", "--out", out, "--logdir", "", "--quiet"])
+    assert rc == 0
+    snaps = sorted(f for f in os.listdir(out + "_checkpoints") if f.startswith("snapshot_"))
+    assert len(snaps) >= 6 and all(f.endswith((".safetensors", ".json")) for f in snaps)
+    agent = make_agent(os.path.join(out + "_checkpoints", snaps[0]))
+    assert agent.meta["affinity"] == "fire" and agent.record["network"]["pi"] == [16]
