@@ -2,6 +2,7 @@
 
     python evaluate.py --agents heuristic random [--players N] [--games G] [--seed S]
                        [--workers W] [--json PATH] [--csv PATH] [--plot PATH.png] [--ledger PATH]
+                       [--dragons ENTRY ...] [--allow-off-training]
     python evaluate.py --ledger results/human_games.jsonl [--json PATH]
 
 Agent specs: ``random``, ``heuristic``, ``search``, ``search:BUDGET`` or
@@ -20,6 +21,19 @@ Fairness by construction
     take turns, so no agent always plays just after the same opponent.
   * The dragons per seat rotate from deal to deal (every dragon in every seat once per 4 deals, and
     every cyclic order of the four dragons once per 24).
+
+Which dragon plays
+  * A trained model plays the dragon it was trained for (its ``meta``), and is refused at another
+    player count than its own. ``--dragons`` fixes dragons per agent (``models/fire.zip=fire
+    heuristic=darkness``; ``SPEC=any`` lets an agent rotate) or per seat (one dragon or ``any``
+    per seat). Playing a model off its training needs ``--allow-off-training``; the report flags
+    each such agent and counts its games off training.
+  * A fixed agent keeps its dragon in every seat of the rotation (its dragon moves with it, the
+    shuffles stay the same); at its table the other agents rotate over the dragons nobody fixed,
+    so that over 24 deals each plays each of them equally often. Without fixed dragons everything
+    is as above (dragons by seat within a deal).
+  * Two agents fixed to one dragon would meet at some table (every combination plays): refused.
+  * The table and the CSV give each agent's dragon and its win rate per dragon.
   * ``--games`` is the total number of games, rounded up to whole deals.
   * Games run in parallel (``--workers``, default 2) and are sorted back into a fixed order (deal,
     table, rotation) before any statistic is computed, so the same seed gives the same output whatever
@@ -134,25 +148,179 @@ def seating_order(table: tuple[int, ...], deal: int) -> list[int]:
     return [first, *orders[deal % len(orders)]]
 
 
-def schedule(num_agents: int, num_players: int, games: int, seed: int) -> list[dict]:
+def schedule(num_agents: int, num_players: int, games: int, seed: int, fixed: list | None = None,
+             seat_dragons: list | None = None) -> list[dict]:
     """The games of a tournament in their fixed order: deal, then table, then rotation.
 
     Each job: ``index``, ``deal``, ``seed``, ``dragons`` (by seat), ``table`` (index of the agent
-    combination), ``rotation`` and ``seats`` (agent index by seat).
+    combination), ``rotation`` and ``seats`` (agent index by seat). ``fixed`` gives each agent's
+    dragon (``None``: it rotates); ``seat_dragons`` gives each seat's instead. With neither, the
+    deal's dragons stay by seat and the agents rotate over them (see :func:`game_dragons`).
     """
     tables = list(itertools.combinations(range(num_agents), num_players))
     block = len(tables) * num_players
     deals = max(1, math.ceil(games / block))
     jobs = []
     for d, s in enumerate(deal_seeds(seed, deals)):
-        dragons = deal_dragons(d, num_players)
         for t, table in enumerate(tables):
             order = seating_order(table, d)
             for r in range(num_players):
                 seats = [order[(i - r) % num_players] for i in range(num_players)]
+                dragons = game_dragons(d, order, r, fixed, seat_dragons)
                 jobs.append({"index": len(jobs), "deal": d, "seed": s, "dragons": dragons,
                              "table": t, "rotation": r, "seats": seats})
     return jobs
+
+
+def game_dragons(deal: int, order: list[int], rotation: int, fixed: list | None = None,
+                 seat_dragons: list | None = None) -> list[str]:
+    """The dragons by seat of one game: ``order`` is the table's agents clockwise, ``rotation`` how
+    far they moved (agent ``order[j]`` sits in seat ``(j + rotation) % n``).
+
+    The dragons nobody fixed are dealt in the deal's order of all four (:func:`deal_dragons`,
+    which meets every order once per 24 deals), skipping the fixed ones. The free seats take them
+    in seat order, the same in every rotation (by seat, ``seat_dragons``; or by agent, ``fixed``,
+    at a table where nobody is fixed: a tournament of bots is the same as before dragons could be
+    fixed). At a table with a fixed agent, that agent keeps its dragon in every seat and the free
+    agents pass the free dragons round from rotation to rotation, so over 24 deals each of them
+    plays each free dragon equally often.
+    """
+    n = len(order)
+    seat_of = {a: (j + rotation) % n for j, a in enumerate(order)}
+    pinned = list(seat_dragons or [None] * n)
+    if fixed is not None:
+        for a in order:
+            pinned[seat_of[a]] = fixed[a]
+    free = [x for x in deal_dragons(deal, len(DRAGONS)) if x not in pinned]
+    out = list(pinned)
+    if fixed is None or not any(pinned):
+        for seat in range(n):
+            if out[seat] is None:
+                out[seat] = free.pop(0)
+        return out
+    # in agent order, not seating order: the seating order cycles with the deal and would tie who
+    # gets the extra turn with a dragon (4 rotations over 3 movers) to the deal's dragon order
+    movers = sorted(a for a in order if fixed[a] is None)
+    for i, a in enumerate(movers):
+        out[seat_of[a]] = free[(i + rotation) % len(movers)]
+    return out
+
+
+# -- which dragon plays -----------------------------------------------------------------------------
+
+ANY_DRAGON = "any"
+
+
+def dragon_name(text: str, where: str) -> str | None:
+    """A dragon's name from its name or affinity (any case); ``None`` for ``any``."""
+    from havok_env.cards import default_cards
+
+    if str(text).strip().lower() == ANY_DRAGON:
+        return None
+    cards = default_cards()
+    try:
+        return cards.dragons[cards.dragon_index(text)].name
+    except ValueError as e:
+        raise EvalError(f"{where}: {e}, or {ANY_DRAGON}") from None
+
+
+def trained_for(agent) -> dict | None:
+    """``{"dragon", "players"}`` a trained model was trained for (from its ``meta``), else None."""
+    meta = getattr(agent, "meta", None)
+    if not isinstance(meta, dict):
+        return None
+    dragon = None
+    for key in ("dragon", "affinity"):
+        if isinstance(meta.get(key), str):
+            try:
+                dragon = dragon_name(meta[key], "model")
+            except EvalError:
+                continue
+            if dragon:
+                break
+    players = meta.get("players")
+    if isinstance(players, bool) or not isinstance(players, int):
+        players = None
+    return {"dragon": dragon, "players": players} if dragon or players else None
+
+
+def dragon_plan(specs: list[str], num_players: int, entries: list[str] | None,
+                trained: list[dict | None]) -> dict:
+    """Who plays which dragon: ``mode`` ``"agents"`` (``agents``: each agent's dragon or None, and
+    why: ``source`` ``"training"`` or ``"--dragons"``) or ``"seats"`` (``seats``: each seat's).
+
+    By default a trained model plays the dragon it was trained for and everything else rotates.
+    ``entries`` are ``--dragons``: all ``SPEC=DRAGON`` (an agent's label, ``spec#2`` for a spec's
+    second copy; ``any`` lets it rotate) or all ``DRAGON`` (one per seat, ``any`` for a rotating
+    seat).
+    """
+    labels = agent_labels(specs)
+    entries = [str(x).strip() for x in entries or []]
+    by_agent = [x for x in entries if "=" in x]
+    if by_agent and len(by_agent) < len(entries):
+        raise EvalError("--dragons mixes SPEC=DRAGON entries (per agent) with DRAGON entries (per "
+                        "seat); use one form")
+    if entries and not by_agent:
+        if len(entries) != num_players:
+            raise EvalError(f"--dragons gives {len(entries)} dragon(s) for {num_players} seats; give one "
+                            f"per seat (a dragon or {ANY_DRAGON}), or SPEC=DRAGON per agent")
+        seats = [dragon_name(x, "--dragons") for x in entries]
+        named = [x for x in seats if x]
+        if len(set(named)) < len(named):
+            dup = next(x for x in named if named.count(x) > 1)
+            raise EvalError(f"--dragons gives {dup} to two seats; each seat needs its own dragon")
+        return {"mode": "seats", "seats": seats, "agents": [
+            {"dragon": None, "source": None, "trained": t} for t in trained]}
+    agents = [{"dragon": t["dragon"] if t else None, "source": "training" if t and t["dragon"] else None,
+               "trained": t} for t in trained]
+    given: set[int] = set()
+    for x in by_agent:
+        spec, _, name = x.rpartition("=")
+        spec = spec.strip()
+        if spec not in labels:
+            raise EvalError(f"--dragons {x}: {spec!r} is not one of the agents ({' '.join(labels)})")
+        i = labels.index(spec)
+        if i in given:
+            raise EvalError(f"--dragons sets the dragon of {spec} twice")
+        given.add(i)
+        agents[i] = {**agents[i], "dragon": dragon_name(name, f"--dragons {x}"), "source": "--dragons"}
+    for d in DRAGONS:  # every pair of agents meets at some table
+        holders = [i for i, a in enumerate(agents) if a["dragon"] == d]
+        if len(holders) > 1:
+            who = " and ".join(labels[i] + (" (trained as it)" if agents[i]["source"] == "training" else "")
+                               for i in holders[:2])
+            raise EvalError(f"{who} are both to play {d} and would meet at a table; give one of them "
+                            f"another dragon with --dragons SPEC=DRAGON, or SPEC={ANY_DRAGON} to rotate")
+    return {"mode": "agents", "agents": agents, "seats": None}
+
+
+def off_training(plan: dict, game: dict, agent: int) -> tuple[bool, bool]:
+    """(another dragon, another player count) than the agent was trained for, in one game."""
+    t = plan["agents"][agent]["trained"] if plan else None
+    if not t:
+        return False, False
+    seat = game["seats"].index(agent)
+    return (bool(t["dragon"]) and game["dragons"][seat] != t["dragon"],
+            bool(t["players"]) and len(game["seats"]) != t["players"])
+
+
+def check_training_fit(plan: dict, jobs: list[dict], labels: list[str]) -> None:
+    """Refuse a tournament that seats a trained model off its training (``--allow-off-training``
+    skips this; the report flags such games either way)."""
+    for i, a in enumerate(plan["agents"]):
+        t = a["trained"]
+        if not t:
+            continue
+        mine = [j for j in jobs if i in j["seats"]]
+        other = sorted({j["dragons"][j["seats"].index(i)] for j in mine if off_training(plan, j, i)[0]})
+        if mine and off_training(plan, mine[0], i)[1]:
+            raise EvalError(f"{labels[i]} was trained for {t['players']} players, not "
+                            f"{len(mine[0]['seats'])}; add --allow-off-training to seat it anyway "
+                            "(flagged in the report)")
+        if other:
+            raise EvalError(f"{labels[i]} was trained as {t['dragon']} but --dragons would have it play "
+                            f"{', '.join(other)}; add --allow-off-training to play it so (flagged in "
+                            "the report)")
 
 
 # -- playing --------------------------------------------------------------------------------------
@@ -229,12 +397,15 @@ def _progress(total: int, show: bool | None):
 
 def run_tournament(specs: list[str], num_players: int | None = None, games: int | None = None,
                    seed: int = 0, workers: int = 2, factory=make_agent, progress: bool | None = None,
-                   ledger: str | None = DEFAULT_LEDGER, human_io: dict | None = None) -> dict:
+                   ledger: str | None = DEFAULT_LEDGER, human_io: dict | None = None,
+                   dragons: list[str] | None = None, allow_off_training: bool = False) -> dict:
     """Play the tournament and return its report (see :func:`report`).
 
     ``factory(spec, **kwargs)`` builds an agent (default :func:`agents.make_agent`; it must be a
     module-level function when ``workers > 1``). ``human_io`` (``{"input": ..., "output": ...}``)
-    is passed to human agents. Games with a human are appended to ``ledger``.
+    is passed to human agents. Games with a human are appended to ``ledger``. ``dragons`` are the
+    ``--dragons`` entries (:func:`dragon_plan`); a trained model is seated off the dragon or player
+    count it was trained for only with ``allow_off_training``.
     """
     specs = [str(s).strip() for s in specs]
     if len(specs) < 2:
@@ -250,8 +421,18 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
         games = block if humans else DEFAULT_GAMES
     if games < 1:
         raise EvalError(f"--games must be at least 1, not {games}")
-    jobs = schedule(len(specs), n, games, seed)
+    dragon_plan(specs, n, dragons, [None] * len(specs))  # the entries' own errors before any loading
     agents = _build_agents(specs, factory, human_io)  # validates every spec in this process
+    plan = dragon_plan(specs, n, dragons, [trained_for(a) for a in agents])
+    jobs = schedule(len(specs), n, games, seed,
+                    fixed=[a["dragon"] for a in plan["agents"]] if plan["mode"] == "agents" else None,
+                    seat_dragons=plan["seats"])
+    if not allow_off_training:
+        try:
+            check_training_fit(plan, jobs, agent_labels(specs))
+        except EvalError:
+            _close(agents)
+            raise
     results: list[tuple[dict, dict]] = []
     interrupted = None
     if humans or workers <= 1 or len(jobs) == 1:
@@ -289,15 +470,19 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
                     bar.update(1)
         if bar is not None:
             bar.close()
+    _close(agents)
+    summaries = sorted((s for s, _ in results), key=lambda s: s["index"])
+    rep = report(specs, n, summaries, seed=seed, games_requested=games, plan=plan)
+    if interrupted:
+        rep["interrupted"] = interrupted
+    return rep
+
+
+def _close(agents: list) -> None:
     for a in agents:
         close = getattr(a, "close", None)
         if close:
             close()
-    summaries = sorted((s for s, _ in results), key=lambda s: s["index"])
-    rep = report(specs, n, summaries, seed=seed, games_requested=games)
-    if interrupted:
-        rep["interrupted"] = interrupted
-    return rep
 
 
 def _after_human_game(job, record, specs, agents, humans, ledger, seed):
@@ -358,14 +543,17 @@ def append_ledger(path: str, entry: dict) -> None:
 
 
 def report(specs: list[str], num_players: int, games: list[dict], seed=None,
-           games_requested=None) -> dict:
-    """Per-agent statistics, OpenSkill ratings and the head-to-head matrix of a list of games."""
+           games_requested=None, plan: dict | None = None) -> dict:
+    """Per-agent statistics (split by dragon and seat), OpenSkill ratings and the head-to-head
+    matrix of a list of games. With the tournament's dragon ``plan`` (:func:`dragon_plan`), each
+    agent says which dragon it played and why, and counts its games off its training."""
     from openskill.models import PlackettLuce
 
     labels = agent_labels(specs)
     k = len(specs)
     st = [{"games": 0, "wins": 0, "draws": 0, "losses": 0, "hoard": 0, "turns": 0, "decisions": 0,
-           "by_dragon": defaultdict(lambda: [0, 0]), "by_seat": defaultdict(lambda: [0, 0])}
+           "by_dragon": defaultdict(lambda: [0, 0]), "by_seat": defaultdict(lambda: [0, 0]),
+           "off": [0, 0, 0]}  # games off training: any, another dragon, another player count
           for _ in range(k)]
     h2h_w = [[0] * k for _ in range(k)]
     h2h_n = [[0] * k for _ in range(k)]
@@ -390,6 +578,10 @@ def report(specs: list[str], num_players: int, games: list[dict], seed=None,
             s["by_dragon"][g["dragons"][seat]][1] += won
             s["by_seat"][seat][0] += 1
             s["by_seat"][seat][1] += won
+            other_dragon, other_players = off_training(plan, g, a)
+            s["off"][0] += other_dragon or other_players
+            s["off"][1] += other_dragon
+            s["off"][2] += other_players
             seat_stats[seat][0] += 1
             seat_stats[seat][1] += won
             seat_stats[seat][2] += drew
@@ -413,13 +605,23 @@ def report(specs: list[str], num_players: int, games: list[dict], seed=None,
             "ci95": list(wilson(s["wins"], n)),
             "mean_hoard": s["hoard"] / n if n else 0.0, "mean_turns": s["turns"] / n if n else 0.0,
             "openskill": {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()},
-            "by_dragon": {d: {"games": v[0], "wins": v[1]} for d, v in sorted(s["by_dragon"].items())},
+            "by_dragon": {d: {"games": v[0], "wins": v[1], "win_rate": v[1] / v[0],
+                              "ci95": list(wilson(v[1], v[0]))}
+                          for d, v in sorted(s["by_dragon"].items(), key=lambda x: DRAGONS.index(x[0]))},
             "by_seat": [{"seat": p, "games": v[0], "wins": v[1]} for p, v in sorted(s["by_seat"].items())],
         })
+        if plan:
+            a = plan["agents"][i]
+            rows[-1].update(dragon=a["dragon"], dragon_source=a["source"], trained=a["trained"],
+                            off_training={"games": s["off"][0], "other_dragon": s["off"][1],
+                                          "other_players": s["off"][2]} if a["trained"] else None)
     return {
         "config": {"agents": list(specs), "players": num_players, "seed": seed,
                    "games_requested": games_requested, "games": len(games),
-                   "deals": len({g["deal"] for g in games}) if games else 0},
+                   "deals": len({g["deal"] for g in games}) if games else 0,
+                   "dragons": None if plan is None else
+                   {"mode": plan["mode"], "seats": plan["seats"],
+                    "agents": None if plan["mode"] == "seats" else [a["dragon"] for a in plan["agents"]]}},
         "agents": rows,
         "head_to_head": {"agents": labels,
                          "win_rate": [[(h2h_w[a][b] / h2h_n[a][b]) if h2h_n[a][b] else None
@@ -452,16 +654,39 @@ def format_report(rep: dict) -> str:
         lines[0] += f" (--games {c['games_requested']} rounded up to whole deals)"
     if rep.get("interrupted"):
         lines.append(f"Tournament {rep['interrupted']}; statistics cover the {c['games']} finished game(s).")
-    headers = ["agent", "games", "wins", "draws", "win rate", "95% CI", "mean hoard", "mean turns",
-               "mu", "sigma", "ordinal"]
+    plan = c.get("dragons")
+    if plan:
+        lines.append(_describe_dragons(rep))
+    headers = ["agent", "dragon", "games", "wins", "draws", "win rate", "95% CI", "mean hoard",
+               "mean turns", "mu", "sigma", "ordinal"]
+    ranked = sorted(rep["agents"], key=lambda a: -a["openskill"]["ordinal"])
     rows = []
-    for a in sorted(rep["agents"], key=lambda a: -a["openskill"]["ordinal"]):
+    for a in ranked:
         lo, hi = a["ci95"]
         o = a["openskill"]
-        rows.append([a["label"], a["games"], a["wins"], a["draws"], _pct(a["win_rate"]),
-                     f"[{_pct(lo)}, {_pct(hi)}]", f"{a['mean_hoard']:.2f}", f"{a['mean_turns']:.1f}",
-                     f"{o['mu']:.2f}", f"{o['sigma']:.2f}", f"{o['ordinal']:.2f}"])
-    lines.append(_table(headers, rows, right={1, 2, 3, 4, 6, 7, 8, 9, 10}))
+        off = (a.get("off_training") or {}).get("games")
+        rows.append([a["label"] + (" *" if off else ""), _agent_dragon(a, plan), a["games"], a["wins"],
+                     a["draws"], _pct(a["win_rate"]), f"[{_pct(lo)}, {_pct(hi)}]",
+                     f"{a['mean_hoard']:.2f}", f"{a['mean_turns']:.1f}", f"{o['mu']:.2f}",
+                     f"{o['sigma']:.2f}", f"{o['ordinal']:.2f}"])
+    lines.append(_table(headers, rows, right={2, 3, 4, 5, 7, 8, 9, 10, 11}))
+    for a in ranked:
+        off = a.get("off_training") or {}
+        if off.get("games"):
+            t = a["trained"]
+            what = [f"{off['other_dragon']} as another dragon than {t['dragon']}" if off["other_dragon"] else "",
+                    f"{off['other_players']} with {c['players']} players, not {t['players']}"
+                    if off["other_players"] else ""]
+            lines.append(f"* OFF TRAINING (--allow-off-training): {a['label']} played {off['games']} of "
+                         f"its {a['games']} games off what it was trained for: "
+                         + " and ".join(w for w in what if w) + ".")
+    if c["games"]:
+        lines.append("")
+        lines.append("Win rate by dragon (games)")
+        drows = [[a["label"]] + [f"{_pct(a['by_dragon'][d]['wins'] / a['by_dragon'][d]['games'])} "
+                                 f"({a['by_dragon'][d]['games']})" if d in a["by_dragon"] else "-"
+                                 for d in DRAGONS] for a in ranked]
+        lines.append(_table(["agent", *DRAGONS], drows, right={1, 2, 3, 4}))
     h = rep["head_to_head"]
     if len(h["agents"]) > 1:
         lines.append("")
@@ -477,19 +702,49 @@ def format_report(rep: dict) -> str:
     return "\n".join(lines)
 
 
+def _agent_dragon(a: dict, plan: dict | None) -> str:
+    if not plan:
+        return "-"
+    if plan["mode"] == "seats":
+        return "by seat"
+    return a.get("dragon") or "rotates"
+
+
+def _describe_dragons(rep: dict) -> str:
+    plan = rep["config"]["dragons"]
+    if plan["mode"] == "seats":
+        return ("Dragons by seat (--dragons): " + ", ".join(
+            f"player_{p} {d or 'rotates'}" for p, d in enumerate(plan["seats"]))
+            + "; the agents rotate over the seats.")
+    fixed = [(a["label"], a["dragon"], a.get("dragon_source")) for a in rep["agents"] if a.get("dragon")]
+    if not fixed:
+        return ("Dragons: every agent rotates over them (the same by seat in every game of a deal, "
+                "another order each deal).")
+    return ("Dragons: " + "; ".join(
+        f"{lab} plays {d} ({'as trained' if src == 'training' else '--dragons'})" for lab, d, src in fixed)
+        + "; the others rotate over the rest, deal by deal.")
+
+
 def write_csv(rep: dict, path: str) -> None:
     _ensure_dir(path)
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["spec", "label", "games", "wins", "draws", "losses", "win_rate", "ci95_low",
                     "ci95_high", "mean_hoard", "mean_turns", "openskill_mu", "openskill_sigma",
-                    "openskill_ordinal"])
+                    "openskill_ordinal", "dragon", "off_training_games"]
+                   + [f"{d.lower()}_{x}" for d in DRAGONS for x in ("games", "wins", "win_rate")])
+        plan = rep["config"].get("dragons")
         for a in rep["agents"]:
             o = a["openskill"]
+            by = [[str(a["by_dragon"][d]["games"]), str(a["by_dragon"][d]["wins"]),
+                   f"{a['by_dragon'][d]['win_rate']:.6f}"] if d in a["by_dragon"] else ["0", "0", ""]
+                  for d in DRAGONS]
             w.writerow([a["spec"], a["label"], a["games"], a["wins"], a["draws"], a["losses"],
                         f"{a['win_rate']:.6f}", f"{a['ci95'][0]:.6f}", f"{a['ci95'][1]:.6f}",
                         f"{a['mean_hoard']:.4f}", f"{a['mean_turns']:.4f}", f"{o['mu']:.4f}",
-                        f"{o['sigma']:.4f}", f"{o['ordinal']:.4f}"])
+                        f"{o['sigma']:.4f}", f"{o['ordinal']:.4f}", _agent_dragon(a, plan),
+                        (a.get("off_training") or {}).get("games", 0)]
+                       + [x for row in by for x in row])
 
 
 def write_json(obj: dict, path: str) -> None:
@@ -901,7 +1156,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Tournaments between bots, trained agents and humans; the human benchmark ledger.",
         epilog="Agent specs: random, heuristic, search, search:BUDGET[:heuristic-picks], pretrained:NAME, "
                "a saved model path (.safetensors or .json), human or human:NAME. Without --agents, --ledger PATH summarises the "
-               "human games.")
+               "human games. Dragons: an agent with a fixed dragon keeps it in every seat of the "
+               "seat rotation (same shuffles every rotation: duplicate deals stay); at its table "
+               "the other agents rotate over the dragons nobody fixed, each playing each of them "
+               "equally often over 24 deals; with nothing fixed the dragons stay by seat within a "
+               "deal and rotate between deals.")
     p.add_argument("--agents", nargs="+", metavar="SPEC", help="the agents of the tournament")
     p.add_argument("--players", type=int, help="seats per game (2-4; default: the number of agents)")
     p.add_argument("--games", type=int,
@@ -914,6 +1173,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="PATH.png", help="draw the head-to-head win-rate matrix")
     p.add_argument("--ledger", metavar="PATH",
                    help=f"human games ledger (default {DEFAULT_LEDGER}); alone: summarise it")
+    p.add_argument("--dragons", nargs="+", metavar="ENTRY",
+                   help="fix dragons per agent (SPEC=DRAGON, e.g. models/fire.zip=fire heuristic=darkness; "
+                        "SPEC=any lets it rotate) or per seat (one DRAGON or any per seat, e.g. fire "
+                        "darkness). By default a trained model plays the dragon it was trained for and "
+                        "the other agents rotate over the remaining dragons")
+    p.add_argument("--allow-off-training", action="store_true",
+                   help="let a trained model play a dragon or a player count other than the ones it "
+                        "was trained for (refused otherwise); its games off training are flagged in "
+                        "the report")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -945,7 +1213,8 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
             human_io["output"] = stdout
         rep = run_tournament(args.agents, num_players=args.players, games=args.games, seed=seed,
                              workers=args.workers, progress=False if args.no_progress else None,
-                             ledger=args.ledger or DEFAULT_LEDGER, human_io=human_io)
+                             ledger=args.ledger or DEFAULT_LEDGER, human_io=human_io,
+                             dragons=args.dragons, allow_off_training=args.allow_off_training)
         out.write(format_report(rep) + "\n")
         if args.seed is None:
             out.write(f"(pass --seed {seed} to reproduce)\n")

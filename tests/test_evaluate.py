@@ -285,3 +285,164 @@ def test_plot_fits_its_title_and_labels_inside_the_figure(k):
         assert box.x0 - 1 <= e.x0 and e.x1 <= box.x1 + 1 and box.y0 - 1 <= e.y0 and e.y1 <= box.y1 + 1, \
             t.get_text()
     plt.close(fig)
+
+
+# -- which dragon plays -----------------------------------------------------------------------------
+
+
+class _Trained:
+    """Stands in for a loaded model: the heuristic's play with the ``meta`` a PolicyAgent carries."""
+
+    def __init__(self, dragon: str, players: int):
+        from agents.heuristic import HeuristicAgent
+        self.bot = HeuristicAgent()
+        self.name = f"trained-{dragon}"
+        self.meta = {"dragon": dragon, "affinity": "?", "players": players, "env_version": "x"}
+
+    def reset(self, seat, num_players, seed=None):
+        self.bot.reset(seat, num_players, seed=seed)
+
+    def act(self, observation, action_mask, view):
+        return self.bot.act(observation, action_mask, view)
+
+
+def _factory(spec, **kwargs):
+    """``trained:DRAGON:PLAYERS`` is a model trained as DRAGON for PLAYERS; the rest as usual."""
+    if spec.startswith("trained:"):
+        _, dragon, players = spec.split(":")
+        return _Trained(dragon, int(players))
+    from agents import make_agent
+    return make_agent(spec, **kwargs)
+
+
+def _played(rep, agent):
+    return Counter(g["dragons"][g["seats"].index(agent)] for g in rep["games"] if agent in g["seats"])
+
+
+def test_a_trained_model_plays_its_dragon_and_the_others_rotate_over_the_rest():
+    rep = _tour(("trained:Ruby:2", "heuristic"), games=48, factory=_factory)
+    assert _played(rep, 0) == {"Ruby": 48}
+    assert _played(rep, 1) == {"Obsidian": 16, "Amber": 16, "Pearl": 16}  # evenly, over 24 deals
+    model = rep["agents"][0]
+    assert (model["dragon"], model["dragon_source"]) == ("Ruby", "training")
+    assert model["trained"] == {"dragon": "Ruby", "players": 2}
+    assert model["off_training"] == {"games": 0, "other_dragon": 0, "other_players": 0}
+    assert rep["agents"][1]["dragon"] is None and rep["agents"][1]["off_training"] is None
+    assert rep["config"]["dragons"] == {"mode": "agents", "seats": None, "agents": ["Ruby", None]}
+    # still duplicate: both rotations of a deal share the seed and give each agent its dragon
+    for d in range(24):
+        pair = rep["games"][2 * d: 2 * d + 2]
+        assert pair[0]["seed"] == pair[1]["seed"] and pair[0]["seats"] == pair[1]["seats"][::-1]
+        assert pair[0]["dragons"] == pair[1]["dragons"][::-1]
+    text = evaluate.format_report(rep)
+    assert "trained:Ruby:2 plays Ruby (as trained); the others rotate" in text
+    assert "Win rate by dragon" in text and "OFF TRAINING" not in text
+    row = next(line for line in text.splitlines() if line.startswith("heuristic") and "(16)" in line)
+    assert row.count("(16)") == 3  # its split over the three dragons, in the printed table
+
+
+def test_dragons_fixed_per_agent_and_per_seat():
+    rep = _tour(("heuristic", "random", "random"), num_players=2, games=24, dragons=["random#2=darkness"])
+    assert _played(rep, 2) == {"Obsidian": 16}
+    assert "Obsidian" in _played(rep, 0) and "Obsidian" in _played(rep, 1)  # at the table without it
+    for g in rep["games"]:
+        assert len(set(g["dragons"])) == 2
+    # a model told to rotate (SPEC=any) plays the other dragons too, once allowed
+    rep = _tour(("trained:Ruby:2", "random"), games=8, factory=_factory, dragons=["trained:Ruby:2=any"],
+                allow_off_training=True)
+    assert len(_played(rep, 0)) > 1
+    # per seat: the seat keeps its dragon and every agent plays it
+    rep = _tour(("heuristic", "random"), games=8, dragons=["moonlight", "any"])
+    assert all(g["dragons"][0] == "Pearl" and g["dragons"][1] != "Pearl" for g in rep["games"])
+    assert _played(rep, 0)["Pearl"] == _played(rep, 1)["Pearl"] == 4
+    assert rep["config"]["dragons"]["seats"] == ["Pearl", None]
+    assert "Dragons by seat (--dragons): player_0 Pearl, player_1 rotates" in evaluate.format_report(rep)
+
+
+def test_free_agents_meet_every_free_dragon_equally_often():
+    import itertools
+    for n_agents, n, fixed in ((4, 4, ["Ruby", None, None, None]), (4, 4, [None, "Pearl", "Ruby", None]),
+                               (3, 3, [None, "Amber", None]), (4, 3, ["Ruby", None, None, "Pearl"]),
+                               (3, 2, [None, "Ruby", None])):
+        tables = list(itertools.combinations(range(n_agents), n))
+        jobs = evaluate.schedule(n_agents, n, 24 * len(tables) * n, seed=3, fixed=fixed)
+        for t, table in enumerate(tables):
+            mine = [j for j in jobs if j["table"] == t]
+            taken = {fixed[a] for a in table} - {None}
+            for a in table:
+                got = Counter(j["dragons"][j["seats"].index(a)] for j in mine)
+                want = {fixed[a]} if fixed[a] else set(evaluate.DRAGONS) - taken
+                assert set(got) == want and len(set(got.values())) == 1, (fixed, table, a, got)
+            assert all(len(set(j["dragons"])) == n for j in mine)
+    # with nobody fixed the dragons stay by seat within a deal, as they always did
+    for j in evaluate.schedule(3, 3, 72, seed=1, fixed=[None] * 3):
+        assert j["dragons"] == evaluate.deal_dragons(j["deal"], 3)
+
+
+def test_workers_do_not_change_a_tournament_with_fixed_dragons():
+    kw = dict(num_players=2, games=12, seed=5, dragons=["random#2=darkness", "heuristic=fire"])
+    one = _tour(("heuristic", "random", "random"), workers=1, **kw)
+    two = _tour(("heuristic", "random", "random"), workers=2, **kw)
+    assert one == two and evaluate.format_report(one) == evaluate.format_report(two)
+
+
+@pytest.mark.parametrize("specs, kw, fragment", [
+    (("trained:Ruby:2", "trained:fire:2"), {}, "trained:Ruby:2 (trained as it) and trained:fire:2 (trained as it) "
+                                              "are both to play Ruby and would meet at a table"),
+    (("trained:Ruby:2", "heuristic"), {"dragons": ["heuristic=fire"]}, "are both to play Ruby"),
+    (("trained:Ruby:2", "heuristic", "random"), {}, "trained:Ruby:2 was trained for 2 players, not 3; "
+                                                    "add --allow-off-training"),
+    (("trained:Ruby:2", "heuristic"), {"dragons": ["trained:Ruby:2=pearl"]},
+     "trained:Ruby:2 was trained as Ruby but --dragons would have it play Pearl; add --allow-off-training"),
+    (("trained:Ruby:2", "heuristic"), {"dragons": ["fire", "darkness"]},
+     "trained:Ruby:2 was trained as Ruby but --dragons would have it play Obsidian"),
+])
+def test_a_model_off_its_training_or_two_on_one_dragon_is_refused(specs, kw, fragment):
+    with pytest.raises(evaluate.EvalError) as e:
+        _tour(specs, factory=_factory, **kw)
+    assert fragment in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_model_off_its_training_when_allowed_is_flagged():
+    rep = _tour(("trained:Ruby:2", "heuristic", "random"), games=6, factory=_factory,
+                dragons=["trained:Ruby:2=sunlight"], allow_off_training=True)
+    assert _played(rep, 0) == {"Amber": 6}
+    assert rep["agents"][0]["off_training"] == {"games": 6, "other_dragon": 6, "other_players": 6}
+    assert rep["agents"][1]["off_training"] is None
+    text = evaluate.format_report(rep)
+    assert "trained:Ruby:2 *" in text
+    assert ("* OFF TRAINING (--allow-off-training): trained:Ruby:2 played 6 of its 6 games off what it "
+            "was trained for: 6 as another dragon than Ruby and 6 with 3 players, not 2.") in text
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--dragons", "heuristic=gold"], "--dragons heuristic=gold: unknown dragon 'gold'; choose one of: fire (Ruby)"),
+    (["--dragons", "fire"], "--dragons gives 1 dragon(s) for 2 seats"),
+    (["--dragons", "fire", "ruby"], "--dragons gives Ruby to two seats"),
+    (["--dragons", "fire", "random=pearl"], "--dragons mixes SPEC=DRAGON entries"),
+    (["--dragons", "nobody=fire"], "'nobody' is not one of the agents (heuristic random)"),
+    (["--dragons", "random=fire", "random=pearl"], "--dragons sets the dragon of random twice"),
+    (["--dragons", "random=fire", "heuristic=Ruby"], "heuristic and random are both to play Ruby"),
+])
+def test_dragon_errors_are_one_line(argv, fragment, capsys):
+    assert evaluate.main(["--agents", "heuristic", "random", "--no-progress", "--workers", "1"] + argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert fragment in err and len(err.splitlines()) == 1
+
+
+def test_csv_and_json_carry_the_dragon_split(tmp_path, capsys):
+    c, j = tmp_path / "r.csv", tmp_path / "r.json"
+    assert evaluate.main(["--agents", "heuristic", "random", "--games", "8", "--seed", "3", "--workers", "1",
+                          "--no-progress", "--dragons", "heuristic=darkness", "--csv", str(c),
+                          "--json", str(j)]) == 0
+    rows = {r["label"]: r for r in csv.DictReader(c.open())}
+    assert rows["heuristic"]["dragon"] == "Obsidian" and rows["random"]["dragon"] == "rotates"
+    assert rows["heuristic"]["obsidian_games"] == "8" and rows["heuristic"]["ruby_games"] == "0"
+    assert sum(int(rows["random"][f"{d.lower()}_games"]) for d in evaluate.DRAGONS) == 8
+    assert rows["random"]["obsidian_games"] == "0"
+    h = rows["heuristic"]
+    assert float(h["obsidian_win_rate"]) == pytest.approx(int(h["obsidian_wins"]) / 8)
+    data = json.loads(j.read_text())
+    assert data["agents"][0]["by_dragon"]["Obsidian"]["games"] == 8
+    assert data["config"]["dragons"]["agents"] == ["Obsidian", None]
+    assert "Win rate by dragon" in capsys.readouterr().out
