@@ -24,7 +24,7 @@ Fairness by construction
 
 Which dragon plays
   * A trained model plays the dragon it was trained for (its ``meta``), and is refused at another
-    player count than its own. ``--dragons`` fixes dragons per agent (``models/fire.zip=fire
+    player count than its own. ``--dragons`` fixes dragons per agent (``models/fire.safetensors=fire
     heuristic=darkness``; ``SPEC=any`` lets an agent rotate) or per seat (one dragon or ``any``
     per seat). Playing a model off its training needs ``--allow-off-training``; the report flags
     each such agent and counts its games off training.
@@ -1174,7 +1174,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ledger", metavar="PATH",
                    help=f"human games ledger (default {DEFAULT_LEDGER}); alone: summarise it")
     p.add_argument("--dragons", nargs="+", metavar="ENTRY",
-                   help="fix dragons per agent (SPEC=DRAGON, e.g. models/fire.zip=fire heuristic=darkness; "
+                   help="fix dragons per agent (SPEC=DRAGON, e.g. pretrained:fire=fire heuristic=darkness; "
                         "SPEC=any lets it rotate) or per seat (one DRAGON or any per seat, e.g. fire "
                         "darkness). By default a trained model plays the dragon it was trained for and "
                         "the other agents rotate over the remaining dragons")

@@ -446,3 +446,24 @@ def test_csv_and_json_carry_the_dragon_split(tmp_path, capsys):
     assert data["agents"][0]["by_dragon"]["Obsidian"]["games"] == 8
     assert data["config"]["dragons"]["agents"] == ["Obsidian", None]
     assert "Win rate by dragon" in capsys.readouterr().out
+
+
+def test_a_saved_model_plays_its_dragon_whatever_the_workers(tmp_path, capsys):
+    from model_files import write_model
+    model = write_model(tmp_path / "ruby") + ".safetensors"  # trained as Ruby, for 2 players
+    argv = ["--agents", model, "random", "--games", "8", "--seed", "4", "--no-progress"]
+    reps = []
+    for workers in ("1", "2"):
+        assert evaluate.main(argv + ["--workers", workers, "--json", str(tmp_path / f"{workers}.json")]) == 0
+        reps.append(json.loads((tmp_path / f"{workers}.json").read_text()))
+    assert reps[0] == reps[1]
+    assert all(g["dragons"][g["seats"].index(0)] == "Ruby" for g in reps[0]["games"])
+    assert reps[0]["agents"][0]["dragon_source"] == "training"
+    assert f"{model} plays Ruby (as trained)" in capsys.readouterr().out
+    # at a table it was not trained for: refused, then allowed and flagged
+    argv = ["--agents", model, "random", "heuristic", "--games", "3", "--seed", "4", "--no-progress",
+            "--workers", "1"]
+    assert evaluate.main(argv) == 2
+    assert "was trained for 2 players, not 3; add --allow-off-training" in capsys.readouterr().err
+    assert evaluate.main(argv + ["--allow-off-training"]) == 0
+    assert "OFF TRAINING" in capsys.readouterr().out
