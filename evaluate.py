@@ -4,6 +4,12 @@
                        [--workers W] [--json PATH] [--csv PATH] [--plot PATH.png] [--ledger PATH]
                        [--dragons ENTRY ...] [--allow-off-training]
     python evaluate.py --ledger results/human_games.jsonl [--json PATH]
+    python evaluate.py --serve --agents heuristic search [--players N] [--host H] [--port P]
+                       [--db sqlite:///results/arena.db] [--games-per-person N] [--consent FILE]
+    python evaluate.py --ledger sqlite:///results/arena.db [--json PATH]
+
+``--serve`` starts the arena (the ``arena`` package: people play the bots in a browser) and
+``--ledger`` with a database URL summarises its study.
 
 Agent specs: ``random``, ``heuristic``, ``search``, ``search:BUDGET`` or
 ``search:BUDGET:heuristic-picks``, ``pretrained:NAME`` (a model the package ships:
@@ -1183,6 +1189,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "was trained for (refused otherwise); its games off training are flagged in "
                         "the report")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    arena = p.add_argument_group("arena (people play the --agents bots in a browser; pip install -e '.[arena]')")
+    arena.add_argument("--serve", action="store_true", help="start the arena server")
+    arena.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    arena.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    arena.add_argument("--db", metavar="URL", help="database (default sqlite:///results/arena.db; "
+                                                   "or postgresql://...)")
+    arena.add_argument("--games-per-person", type=int, metavar="N",
+                       help="games each participant plays (default: one per bot)")
+    arena.add_argument("--consent", metavar="FILE", help="the study's consent text (default: a generic one)")
     return p
 
 
@@ -1190,6 +1205,14 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
     out = stdout or sys.stdout
     args = build_parser().parse_args(argv)
     try:
+        if args.serve:
+            import arena
+            return arena.serve(args.agents, players=args.players, host=args.host, port=args.port,
+                               db=args.db, games_per_person=args.games_per_person,
+                               consent=args.consent, seed=args.seed, out=out)
+        if not args.agents and args.ledger and "://" in args.ledger:
+            import arena
+            return arena.ledger_summary(args.ledger, json_path=args.json, out=out)
         require_extras(args)
         if not args.agents:
             if not args.ledger:

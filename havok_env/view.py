@@ -135,6 +135,11 @@ class SeatView:
                 out.update(s.hands[q])
         return out
 
+    @property
+    def log(self) -> list[str]:
+        """The game's public event log, oldest first (empty when the game keeps none)."""
+        return list(self._s.log or ())
+
     # -- the decision -------------------------------------------------------------------------
 
     @property

@@ -1,0 +1,172 @@
+"""The study's results: per bot, per participant, and OpenSkill ratings with the humans in them.
+
+Humans are the measuring stick: a bot is ranked by how the humans fared against it (the lower the
+humans' win rate, the stronger the bot), with a 95% Wilson interval. Every finished game counts,
+the arena's own and games imported from a JSONL ledger.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from agents.stats import wilson
+from havok_env.engine import Game
+
+
+def pseudonyms(store) -> dict[int, str]:
+    return {p["id"]: p["pseudonym"] for p in store.all_participants()}
+
+
+def outcome(result: dict, seat: int) -> str:
+    winners = result["winners"]
+    if seat not in winners:
+        return "loss"
+    return "win" if len(winners) == 1 else "draw"
+
+
+def finished_games(store) -> list[dict]:
+    """Finished games in the order they ended, each with its participant's pseudonym and dragons."""
+    names = pseudonyms(store)
+    rows = sorted(store.games(status="finished"), key=lambda g: (g["finished"] or "", g["id"]))
+    out = []
+    for g in rows:
+        dragons = Game(seed=g["seed"], **g["options"])  # the deal alone fixes the dragons
+        n = g["options"]["num_players"]
+        out.append({
+            "game": g["id"], "participant": names.get(g["participant_id"], "?"), "bot": g["bot"],
+            "players": n, "seat": g["human_seat"], "deal": g["deal"], "seed": g["seed"],
+            "dragon": dragons.dragon(g["human_seat"]).name,
+            "dragons": [dragons.dragon(p).name for p in range(n)],
+            "scores": list(g["result"]["scores"]), "winners": list(g["result"]["winners"]),
+            "outcome": outcome(g["result"], g["human_seat"]), "turns": g["turns"],
+            "decisions": g["n_actions"], "finished": g["finished"], "source": g["source"],
+        })
+    return out
+
+
+def _counts(games: list[dict]) -> dict:
+    n = len(games)
+    wins = sum(g["outcome"] == "win" for g in games)
+    draws = sum(g["outcome"] == "draw" for g in games)
+    lo, hi = wilson(wins, n)
+    return {"games": n, "wins": wins, "draws": draws, "losses": n - wins - draws,
+            "win_rate": wins / n if n else 0.0, "ci95": [lo, hi]}
+
+
+def bot_rows(games: list[dict], bots: list[str]) -> list[dict]:
+    """One row per bot: the humans' games against it, their wins, draws and losses, the humans'
+    win rate with its 95% interval, and the bots' rank (1 = the bot humans fared worst against).
+
+    This is the one place per-bot figures are computed: the luck-corrected estimate of the human
+    win rate (the evaluation package's estimator, from each game's replay) belongs in these rows
+    next to the raw rate once that estimator exists; nothing stands in for it until then.
+    """
+    by_bot: dict[str, list[dict]] = defaultdict(list)
+    for g in games:
+        by_bot[g["bot"]].append(g)
+    names = list(bots) + sorted(b for b in by_bot if b not in bots)
+    rows = []
+    for b in names:
+        gs = by_bot.get(b, [])
+        c = _counts(gs)
+        rows.append({"bot": b, "human_games": c["games"], "human_wins": c["wins"],
+                     "draws": c["draws"], "human_losses": c["losses"],
+                     "human_win_rate": c["win_rate"], "ci95": c["ci95"],
+                     "participants": len({g["participant"] for g in gs}),
+                     "fair_share": 1 / gs[0]["players"] if gs else None})
+    ranked = sorted((r for r in rows if r["human_games"]), key=lambda r: (r["human_win_rate"], -r["human_games"]))
+    for i, r in enumerate(ranked, 1):
+        r["rank"] = i
+    return ranked + [dict(r, rank=None) for r in rows if not r["human_games"]]
+
+
+def participant_rows(games: list[dict]) -> list[dict]:
+    by_who: dict[str, list[dict]] = defaultdict(list)
+    for g in games:
+        by_who[g["participant"]].append(g)
+    return [{"participant": who, **_counts(gs),
+             "history": [{k: g[k] for k in ("game", "bot", "seat", "dragon", "scores", "outcome",
+                                              "turns", "finished")} for g in gs]}
+            for who, gs in sorted(by_who.items())]
+
+
+def ratings(games: list[dict]) -> list[dict]:
+    """OpenSkill (Plackett-Luce) ratings of every participant and bot, updated game by game in the
+    order the games ended: the human against the bot, whoever won the game ranked first (a tie for
+    the lead is a draw between them), as the tournaments rank a game's winners above the rest."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    rating: dict[str, object] = {}
+    kind: dict[str, str] = {}
+    for g in games:
+        human, bot = f"human:{g['participant']}", g["bot"]
+        kind[human], kind[bot] = "human", "bot"
+        for who in (human, bot):
+            if who not in rating:
+                rating[who] = model.rating(name=who)
+        human_won = g["seat"] in g["winners"]
+        bot_won = any(p in g["winners"] for p in range(g["players"]) if p != g["seat"])
+        ranks = [1 if human_won else 2, 1 if bot_won else 2]
+        (h,), (b,) = model.rate([[rating[human]], [rating[bot]]], ranks=ranks)
+        rating[human], rating[bot] = h, b
+    rows = [{"name": who, "kind": kind[who], "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
+            for who, r in rating.items()]
+    return sorted(rows, key=lambda r: -r["ordinal"])
+
+
+def summary(store, study) -> dict:
+    games = finished_games(store)
+    playing = store.games(status="playing")
+    return {
+        "study": study.to_dict() if study else None,
+        "participants_joined": len(store.all_participants()),
+        "games_finished": len(games), "games_playing": len(playing),
+        "bots": bot_rows(games, study.agents if study else []),
+        "participants": participant_rows(games),
+        "ratings": ratings(games),
+        "games": games,
+        "playing": [{"game": g["id"], "bot": g["bot"], "seat": g["human_seat"],
+                     "decisions": g["n_actions"], "created": g["created"]} for g in playing],
+    }
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def format_summary(s: dict, url: str) -> str:
+    """The results as text (``evaluate.py --ledger sqlite:///...``)."""
+    st = s["study"] or {}
+    lines = [f"Arena results {url}: {s['games_finished']} finished game(s), {s['games_playing']} in play, "
+             f"{s['participants_joined']} participant(s)"
+             + (f"; study: {', '.join(st.get('agents', []))}, {st.get('players')} players, "
+                f"seed {st.get('seed')}" if st else "")]
+    if not s["games_finished"]:
+        lines.append("(no finished games yet)")
+        return "\n".join(lines)
+    lines += ["", "Bots, ranked by how the humans fared against them (1 = the humans' hardest opponent):"]
+    head = ["rank", "bot", "games", "human wins", "draws", "human losses", "human win rate", "95% CI",
+            "people"]
+    rows = [[r["rank"] or "-", r["bot"], r["human_games"], r["human_wins"], r["draws"],
+             r["human_losses"], _pct(r["human_win_rate"]),
+             f"[{_pct(r['ci95'][0])}, {_pct(r['ci95'][1])}]", r["participants"]] for r in s["bots"]]
+    lines.append(_table(head, rows))
+    lines += ["", "Participants:"]
+    rows = [[p["participant"], p["games"], p["wins"], p["draws"], p["losses"], _pct(p["win_rate"]),
+             f"[{_pct(p['ci95'][0])}, {_pct(p['ci95'][1])}]",
+             " ".join(f"{h['outcome'][0].upper()}:{h['bot']}" for h in p["history"])]
+            for p in s["participants"]]
+    lines.append(_table(["participant", "games", "wins", "draws", "losses", "win rate", "95% CI",
+                         "history (W/D/L against)"], rows))
+    lines += ["", "OpenSkill ratings (Plackett-Luce), humans and bots together:"]
+    rows = [[r["name"], r["kind"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}"]
+            for r in s["ratings"]]
+    lines.append(_table(["name", "kind", "mu", "sigma", "ordinal"], rows))
+    return "\n".join(lines)
+
+
+def _table(head: list[str], rows: list[list]) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(head, *rows)]
+    fmt = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
+    return "\n".join([fmt(head), "  ".join("-" * w for w in widths)] + [fmt(r) for r in rows])

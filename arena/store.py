@@ -1,0 +1,269 @@
+"""Storage of a study: SQLAlchemy Core over SQLite by default, PostgreSQL by URL.
+
+Four tables: the study's settings (one row), participants (only a hash of each token is kept), games
+(seed, options, the human's seat, the bot, the study slot, the result) and actions (one row per
+decision, keyed by game and position). A game is its seed, options and actions: every position is
+replayed from them, so a decision is safe as soon as its row is committed, and a duplicate or stale
+write fails on the key instead of corrupting a game.
+
+SQLite runs in WAL mode with ``synchronous=FULL``: a commit has reached the disk when it returns,
+which is what "written before the next decision is shown" needs, and readers never wait for writers.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import secrets
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+
+meta = sa.MetaData()
+
+study_table = sa.Table(
+    "study", meta,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("config", sa.JSON, nullable=False),
+    sa.Column("created", sa.String(32), nullable=False),
+)
+
+participants = sa.Table(
+    "participants", meta,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("pseudonym", sa.String(40), nullable=False, unique=True),
+    sa.Column("consented", sa.String(32)),  # when consent was given; NULL until then
+    sa.Column("created", sa.String(32), nullable=False),
+    sa.Column("source", sa.String(16), nullable=False),  # "join", "invite" or "import"
+)
+
+games = sa.Table(
+    "games", meta,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("participant_id", sa.Integer, sa.ForeignKey("participants.id"), nullable=False),
+    sa.Column("bot", sa.String(200), nullable=False),
+    sa.Column("slot", sa.Integer),  # the bot's study slot (NULL for imported games)
+    sa.Column("deal", sa.Integer),
+    sa.Column("seed", sa.BigInteger, nullable=False),
+    sa.Column("options", sa.JSON, nullable=False),
+    sa.Column("human_seat", sa.Integer, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),  # "playing" or "finished"
+    sa.Column("result", sa.JSON),
+    sa.Column("turns", sa.Integer),
+    sa.Column("n_actions", sa.Integer, nullable=False, default=0),
+    sa.Column("created", sa.String(32), nullable=False),
+    sa.Column("finished", sa.String(32)),
+    sa.Column("source", sa.String(16), nullable=False),  # "arena" or "import"
+    sa.UniqueConstraint("bot", "slot", name="one_game_per_slot"),
+)
+
+actions = sa.Table(
+    "actions", meta,
+    sa.Column("game_id", sa.Integer, sa.ForeignKey("games.id"), primary_key=True),
+    sa.Column("idx", sa.Integer, primary_key=True),
+    sa.Column("seat", sa.Integer, nullable=False),
+    sa.Column("action", sa.Integer, nullable=False),
+    sa.Column("at", sa.String(32), nullable=False),
+)
+
+
+class StoreError(Exception):
+    """A database that cannot be opened, or a write that conflicts with what is stored."""
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    """An unguessable participant token (32 random bytes, URL-safe)."""
+    return secrets.token_urlsafe(32)
+
+
+def _sqlite_pragmas(dbapi_conn, _record):
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=FULL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=15000")
+    cur.close()
+
+
+def open_engine(url: str) -> sa.Engine:
+    """An engine for ``url`` (``sqlite:///path`` or ``postgresql://...``), tables created."""
+    try:
+        parsed = sa.engine.make_url(url)
+    except Exception:
+        raise StoreError(f"--db {url!r} is not a database URL (sqlite:///PATH or postgresql://...)") from None
+    kwargs = {}
+    if parsed.get_backend_name() == "sqlite":
+        path = parsed.database
+        if path and path != ":memory:":
+            folder = os.path.dirname(os.path.abspath(path))
+            os.makedirs(folder, exist_ok=True)
+        kwargs["connect_args"] = {"check_same_thread": False, "timeout": 15}
+    elif parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")  # psycopg 3, not the old psycopg2
+    try:
+        engine = sa.create_engine(parsed, **kwargs)
+        if parsed.get_backend_name() == "sqlite":
+            sa.event.listen(engine, "connect", _sqlite_pragmas)
+        meta.create_all(engine)
+    except ModuleNotFoundError as e:
+        raise StoreError(f"cannot open {url!r}: the driver {e.name!r} is not installed "
+                         "(for PostgreSQL: pip install 'psycopg[binary]')") from None
+    except sa.exc.SQLAlchemyError as e:
+        why = str(getattr(e, "orig", e)).splitlines()[0]
+        raise StoreError(f"cannot open database {url!r}: {why}") from None
+    return engine
+
+
+class Store:
+    """The arena's reads and writes; every method is one transaction."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.engine = open_engine(url)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- the study --------------------------------------------------------------------------------
+
+    def study(self) -> dict | None:
+        with self.engine.connect() as c:
+            row = c.execute(sa.select(study_table.c.config).where(study_table.c.id == 1)).first()
+        return None if row is None else dict(row[0])
+
+    def save_study(self, config: dict) -> None:
+        with self.engine.begin() as c:
+            c.execute(study_table.delete())
+            c.execute(study_table.insert().values(id=1, config=config, created=now()))
+
+    # -- participants -----------------------------------------------------------------------------
+
+    def add_participant(self, pseudonym: str, consented: bool, source: str) -> tuple[int, str] | None:
+        """(id, token) of a new participant, or None when the pseudonym is taken."""
+        token = new_token()
+        stamp = now()
+        try:
+            with self.engine.begin() as c:
+                res = c.execute(participants.insert().values(
+                    token_hash=token_hash(token), pseudonym=pseudonym,
+                    consented=stamp if consented else None, created=stamp, source=source))
+                return int(res.inserted_primary_key[0]), token
+        except IntegrityError:
+            return None
+
+    def participant_by_token(self, token: str) -> dict | None:
+        with self.engine.connect() as c:
+            row = c.execute(sa.select(participants).where(
+                participants.c.token_hash == token_hash(token))).mappings().first()
+        return None if row is None else dict(row)
+
+    def participant_by_name(self, pseudonym: str) -> dict | None:
+        with self.engine.connect() as c:
+            row = c.execute(sa.select(participants).where(
+                participants.c.pseudonym == pseudonym)).mappings().first()
+        return None if row is None else dict(row)
+
+    def give_consent(self, pid: int) -> None:
+        with self.engine.begin() as c:
+            c.execute(participants.update().where(participants.c.id == pid,
+                                                  participants.c.consented.is_(None))
+                      .values(consented=now()))
+
+    def all_participants(self) -> list[dict]:
+        with self.engine.connect() as c:
+            return [dict(r) for r in c.execute(sa.select(participants).order_by(participants.c.id)).mappings()]
+
+    # -- games ------------------------------------------------------------------------------------
+
+    def create_game(self, pid: int, bot: str, slot: int | None, deal: int | None, seed: int,
+                    options: dict, human_seat: int, source: str = "arena") -> int | None:
+        """The new game's id, or None when the slot is already taken."""
+        try:
+            with self.engine.begin() as c:
+                res = c.execute(games.insert().values(
+                    participant_id=pid, bot=bot, slot=slot, deal=deal, seed=seed, options=options,
+                    human_seat=human_seat, status="playing", n_actions=0, created=now(),
+                    source=source))
+                return int(res.inserted_primary_key[0])
+        except IntegrityError:
+            return None
+
+    def game(self, gid: int) -> dict | None:
+        with self.engine.connect() as c:
+            row = c.execute(sa.select(games).where(games.c.id == gid)).mappings().first()
+        return None if row is None else dict(row)
+
+    def games(self, pid: int | None = None, status: str | None = None) -> list[dict]:
+        q = sa.select(games).order_by(games.c.id)
+        if pid is not None:
+            q = q.where(games.c.participant_id == pid)
+        if status is not None:
+            q = q.where(games.c.status == status)
+        with self.engine.connect() as c:
+            return [dict(r) for r in c.execute(q).mappings()]
+
+    def slots(self) -> list[tuple[str, int, int, int]]:
+        """(bot, slot, deal, participant id) of every study game ever assigned."""
+        with self.engine.connect() as c:
+            rows = c.execute(sa.select(games.c.bot, games.c.slot, games.c.deal, games.c.participant_id)
+                             .where(games.c.slot.is_not(None)))
+            return [tuple(r) for r in rows]
+
+    def actions(self, gid: int) -> list[int]:
+        with self.engine.connect() as c:
+            rows = c.execute(sa.select(actions.c.action).where(actions.c.game_id == gid)
+                             .order_by(actions.c.idx))
+            return [int(r[0]) for r in rows]
+
+    def all_actions(self) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {}
+        with self.engine.connect() as c:
+            for gid, a in c.execute(sa.select(actions.c.game_id, actions.c.action)
+                                    .order_by(actions.c.game_id, actions.c.idx)):
+                out.setdefault(int(gid), []).append(int(a))
+        return out
+
+    def add_actions(self, gid: int, start: int, moves: list[tuple[int, int]],
+                    result: dict | None = None, turns: int | None = None) -> None:
+        """Append ``moves`` ((seat, action) pairs) at positions ``start``...; with ``result`` the
+        game is marked finished in the same transaction. Raises StoreError if a position is taken."""
+        stamp = now()
+        try:
+            with self.engine.begin() as c:
+                if moves:
+                    c.execute(actions.insert(), [
+                        {"game_id": gid, "idx": start + i, "seat": s, "action": a, "at": stamp}
+                        for i, (s, a) in enumerate(moves)])
+                values = {"n_actions": start + len(moves)}
+                if result is not None:
+                    values.update(status="finished", result=result, turns=turns, finished=stamp)
+                res = c.execute(games.update().where(games.c.id == gid, games.c.n_actions == start,
+                                                     games.c.status == "playing").values(**values))
+                if res.rowcount != 1:
+                    raise StoreError(f"game {gid} is not at decision {start}")
+        except IntegrityError:
+            raise StoreError(f"game {gid} already has a decision at {start}") from None
+
+    def import_game(self, pid: int, bot: str, seed: int, options: dict, human_seat: int,
+                    moves: list[tuple[int, int]], result: dict, turns: int, finished: str) -> int:
+        """A finished game from a ledger, in one transaction."""
+        with self.engine.begin() as c:
+            gid = int(c.execute(games.insert().values(
+                participant_id=pid, bot=bot, slot=None, deal=None, seed=seed, options=options,
+                human_seat=human_seat, status="finished", result=result, turns=turns,
+                n_actions=len(moves), created=finished, finished=finished,
+                source="import")).inserted_primary_key[0])
+            if moves:
+                c.execute(actions.insert(), [{"game_id": gid, "idx": i, "seat": s, "action": a,
+                                              "at": finished} for i, (s, a) in enumerate(moves)])
+        return gid

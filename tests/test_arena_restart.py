@@ -1,0 +1,154 @@
+"""The arena killed with SIGKILL in the middle of games, and started again on the same database:
+every unfinished game resumes at the same position, replayed from its seed and stored actions."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("uvicorn", reason="the arena tests need the arena extra: pip install -e '.[arena]'")
+httpx = pytest.importorskip("httpx", reason="the arena tests need the arena extra: pip install -e '.[arena]'")
+
+from arena import payload  # noqa: E402
+from arena.store import Store  # noqa: E402
+from havok_env.engine import Game  # noqa: E402
+from havok_env.view import SeatView  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOWN = ("table", "decision", "log", "result", "step")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``python evaluate.py --serve`` in its own process group (its bot workers are in it too)."""
+
+    def __init__(self, db: str, port: int):
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        self.port = port
+        self.proc = subprocess.Popen(
+            [sys.executable, "evaluate.py", "--serve", "--agents", "heuristic", "random",
+             "--db", db, "--port", str(port), "--seed", "3", "--games-per-person", "4"],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True)
+        self.lines = []
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise AssertionError("the server stopped: " + "".join(self.lines))
+            self.lines.append(line)
+            if "admin:" in line:
+                self.admin = line.split("token=", 1)[1].strip()
+                break
+        self.url = f"http://127.0.0.1:{port}"
+        while time.time() < deadline:
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise AssertionError("the server did not answer")
+
+    def kill(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+        self.proc.stdout.close()
+
+
+def shown(state: dict) -> dict:
+    return {k: state[k] for k in SHOWN}
+
+
+def from_database(db_url: str, gid: int) -> dict:
+    store = Store(db_url)
+    row, acts = store.game(gid), store.actions(gid)
+    store.close()
+    g = Game(seed=row["seed"], log=True, **row["options"])
+    steps = 0
+    for a in acts:
+        steps += g.to_act == row["human_seat"]
+        g.apply(a)
+    n = row["options"]["num_players"]
+    labels = ["you" if p == row["human_seat"] else "bot" for p in range(n)]
+    return {"step": steps, "bots_owe": not g.is_over and g.to_act != row["human_seat"],
+            **payload.seat_payload(SeatView(g, row["human_seat"]), labels)}
+
+
+def test_sigkill_in_the_middle_of_games_and_restart(tmp_path):
+    db = f"sqlite:///{tmp_path}/arena.db"
+    server = Server(db, free_port())
+    rng = random.Random(0)
+    people, states = [], []
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            for name in ("ann", "bob", "cy"):
+                r = c.post("/api/join", json={"pseudonym": name, "consent": True})
+                h = {"Authorization": "Bearer " + r.json()["token"]}
+                s = c.post("/api/games", headers=h).json()
+                for _ in range(2 + len(people)):
+                    if s["over"]:
+                        s = c.post("/api/games", headers=h).json()
+                    ch = rng.choice(s["decision"]["choices"])
+                    s = c.post(f"/api/games/{s['game']}/act", headers=h,
+                               json={"step": s["step"], "action": ch["action"]}).json()
+                if s["over"]:
+                    s = c.post("/api/games", headers=h).json()
+                people.append(h)
+                states.append(s)
+        # one more decision is in flight when the server dies
+        h, s = people[2], states[2]
+        ch = s["decision"]["choices"][0]
+        flight = threading.Thread(target=lambda: _quiet_post(
+            server.url + f"/api/games/{s['game']}/act", h, {"step": s["step"], "action": ch["action"]}))
+        flight.start()
+        time.sleep(0.05)
+    finally:
+        server.kill()
+    flight.join(10)
+
+    server = Server(db, free_port())
+    try:
+        assert any("resuming 3 unfinished game(s)" in line for line in server.lines), server.lines
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            for i, (h, before) in enumerate(zip(people, states)):
+                after = c.get(f"/api/games/{before['game']}", headers=h).json()
+                stored = from_database(db, before["game"])
+                assert not stored["bots_owe"]
+                assert shown(after) == {k: stored[k] for k in SHOWN}
+                if i < 2:  # untouched games come back exactly where they were
+                    assert shown(after) == shown(before)
+                else:  # the decision in flight was either stored with its answer, or not at all
+                    assert after["step"] in (before["step"], before["step"] + 1)
+                # and the game plays on to its end
+                while not after["over"]:
+                    ch = rng.choice(after["decision"]["choices"])
+                    r = c.post(f"/api/games/{after['game']}/act", headers=h,
+                               json={"step": after["step"], "action": ch["action"]})
+                    assert r.status_code == 200, r.text
+                    after = r.json()
+                assert from_database(db, before["game"])["result"]["winners"] == after["result"]["winners"]
+            res = c.get("/api/admin/results", headers={"Authorization": "Bearer " + server.admin}).json()
+            assert res["games_finished"] >= 3
+    finally:
+        server.kill()
+
+
+def _quiet_post(url, headers, body):
+    try:
+        httpx.post(url, headers=headers, json=body, timeout=5)
+    except httpx.HTTPError:
+        pass
