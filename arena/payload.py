@@ -79,8 +79,8 @@ def table(view: SeatView, labels: list[str]) -> dict:
     }
 
 
-def trigger_text(view: SeatView, trig: dict) -> str:
-    """What a crash would answer, in words, from the seat's side."""
+def trigger_text(view: SeatView, trig: dict) -> tuple[str, str]:
+    """What a crash would answer, in words, from the seat's side, and the card's text."""
     cs, me = view.cards, view.seat
     who = lambda p: "You" if p == me else seat_name(p)  # noqa: E731
     whose = lambda p: "your" if p == me else f"{seat_name(p)}'s"  # noqa: E731
@@ -88,11 +88,11 @@ def trigger_text(view: SeatView, trig: dict) -> str:
     try:
         if on == "event":
             k = trig["card"]
-            return f"{who(trig['flipper'])} flipped the event {cs.names[k]}: {cs.texts[k]}"
+            return f"{who(trig['flipper'])} flipped the event {cs.names[k]}.", f"{cs.names[k]}: {cs.texts[k]}"
         if on == "treasure":
             k = trig["card"]
             return (f"{cs.names[k]} (printed value {cs.value[k]}) is about to go to "
-                    f"{whose(trig['to'])} hoard.")
+                    f"{whose(trig['to'])} hoard."), ""
         if on == "use":
             ab = ability(cs, trig["ability"])
             user = trig["user"]
@@ -100,7 +100,7 @@ def trigger_text(view: SeatView, trig: dict) -> str:
                 verb = "crash with" if user == me else "crashes with"
             else:
                 verb = "play" if user == me else "plays"
-            text = f"{who(user)} {verb} {ab.name} ({ab.text})"
+            text = f"{who(user)} {verb} {ab.name}"
             owners, picks = trig.get("owners") or [], trig.get("picks") or []
             named = ", ".join(cs.names[k] for k in picks)
             if owners and picks:
@@ -111,27 +111,30 @@ def trigger_text(view: SeatView, trig: dict) -> str:
                 text += f", taking {named}" + (" from the trash heap" if trig.get("type") == "salvage" else "")
             elif owners:
                 text += ", targeting " + ", ".join("you" if o == me else seat_name(o) for o in owners)
-            return text + "."
+            return text + ".", f"{ab.name}: {ab.text}"
     except (KeyError, IndexError, TypeError, ValueError):
         pass
-    return "A crash window is open."
+    return "A crash window is open.", ""
 
 
-def question(view: SeatView, purpose: str, ctx: dict) -> str:
+def question(view: SeatView, purpose: str, ctx: dict) -> tuple[str, str]:
+    """The question of a decision, as the terminal player asks it, and the text of the card or
+    ability it is about."""
     if purpose == "crash":
-        return trigger_text(view, ctx.get("trigger") or {}) + " Will you crash?"
-    q = QUESTIONS.get(purpose, "Choose:")
+        text, detail = trigger_text(view, ctx.get("trigger") or {})
+        return text + " Will you crash?", detail
+    q, detail = QUESTIONS.get(purpose, "Choose:"), ""
     if "ability" in ctx and purpose != "main":
         try:
             ab = ability(view.cards, ctx["ability"])
             actor = ctx.get("actor", view.seat)
-            by = "your" if actor == view.seat else f"{seat_name(actor)}'s"
-            q = f"{by[0].upper() + by[1:]} {ab.name} ({ab.text}): {q[0].lower() + q[1:]}"
+            by = "Your" if actor == view.seat else f"{seat_name(actor)}'s"
+            q, detail = f"{by} {ab.name}: {q[0].lower() + q[1:]}", f"{ab.name}: {ab.text}"
         except (KeyError, IndexError, TypeError, ValueError):
             pass
     if ctx.get("shown"):
         q += " Top of the Havok deck: " + ", ".join(view.cards.names[k] for k in ctx["shown"]) + "."
-    return q
+    return q, detail
 
 
 def decision(view: SeatView) -> dict | None:
@@ -139,9 +142,9 @@ def decision(view: SeatView) -> dict | None:
     p = view.pending
     if p is None:
         return None
-    ctx = p["context"] or {}
+    q, detail = question(view, p["purpose"], p["context"] or {})
     return {"kind": p["kind"], "purpose": p["purpose"], "crash": p["purpose"] == "crash",
-            "question": question(view, p["purpose"], ctx),
+            "question": q, "detail": detail,
             "choices": [{"action": int(a), "label": view.action_label(a)} for a in p["choices"]]}
 
 

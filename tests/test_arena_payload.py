@@ -74,10 +74,12 @@ def test_decisions_are_the_legal_choices_labelled_and_crash_windows_name_their_t
             if dec["crash"] and trig.get("on") == "use" and trig.get("picks"):
                 target = game.cards.names[trig["picks"][0]]
                 assert "Will you crash?" in dec["question"] and target in dec["question"]
-                assert payload.ability(game.cards, trig["ability"]).name in dec["question"]
+                name = payload.ability(game.cards, trig["ability"]).name
+                assert name in dec["question"] and dec["detail"].startswith(name + ": ")
                 seen.add("use")
             elif dec["crash"] and trig.get("on") == "event":
-                assert game.cards.names[trig["card"]] in dec["question"]
+                name = game.cards.names[trig["card"]]
+                assert name in dec["question"] and game.cards.texts[trig["card"]] in dec["detail"]
                 seen.add("event")
             elif dec["crash"] and trig.get("on") == "treasure":
                 assert game.cards.names[trig["card"]] in dec["question"]

@@ -1,0 +1,104 @@
+// The results page (admin token in the link): bots ranked by how humans fared, ratings,
+// participants' histories, replays, invitations, ledger export and import.
+"use strict";
+
+const adminToken = new URLSearchParams(location.search).get("token") || "";
+const root = document.getElementById("root");
+const errBox = document.getElementById("error");
+
+function showError(msg) { errBox.textContent = msg; errBox.classList.toggle("hidden", !msg); }
+
+function table(head, rows, numeric) {
+  numeric = numeric || [];
+  return el("div", { class: "scroll" }, el("table", { class: "data" },
+    el("thead", {}, el("tr", {}, head.map((h, i) => el("th", { class: numeric.includes(i) ? "num" : "" }, h)))),
+    el("tbody", {}, rows.map(r => el("tr", {}, r.map((c, i) => el("td", { class: numeric.includes(i) ? "num" : "" }, c)))))));
+}
+
+function replayLink(gid) {
+  return el("a", { href: "/admin/replay/" + gid + "?token=" + encodeURIComponent(adminToken) }, "replay");
+}
+
+function hoards(scores, seat) {
+  return scores[seat] + " vs " + scores.filter((_, p) => p !== seat).join(", ");
+}
+
+function outcome(o) { return el("span", { class: "outcome-" + o }, o); }
+
+async function load() {
+  let s;
+  try { s = await api("GET", "/api/admin/results", adminToken); } catch (e) { showError(e.message); return; }
+  showError("");
+  document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString();
+  const st = s.study;
+  const summary = el("div", { class: "panel" }, el("h2", {}, "Study"),
+    el("p", {}, "Bots: " + st.agents.join(", ") + " · " + st.players + " players · " + st.games_per_person +
+      " game(s) per person · study seed " + st.seed),
+    el("p", {}, s.participants_joined + " participant(s) · " + s.games_finished + " finished game(s) · " +
+      s.games_playing + " in play"),
+    el("p", { class: "muted small" }, "Participant link: " + location.origin + "/"));
+
+  const bots = el("div", { class: "panel", id: "bots" }, el("h2", {}, "Bots, ranked by how the humans fared against them"),
+    el("p", { class: "muted small" }, "Rank 1 is the bot the humans found hardest (lowest human win rate). " +
+      "Intervals are 95% Wilson intervals. A fair share at this table is " +
+      (st.players ? pct(1 / st.players) : "-") + "."),
+    table(["rank", "bot", "games", "human wins", "draws", "human losses", "human win rate", "95% CI", "people"],
+      s.bots.map(b => [b.rank || "-", b.bot, b.human_games, b.human_wins, b.draws, b.human_losses,
+        b.human_games ? [el("span", { class: "bar", style: null, "data-w": b.human_win_rate }), " ", pct(b.human_win_rate)] : "-",
+        b.human_games ? "[" + pct(b.ci95[0]) + ", " + pct(b.ci95[1]) + "]" : "-", b.participants]),
+      [0, 2, 3, 4, 5, 6, 8]));
+  bots.querySelectorAll(".bar").forEach(b => { b.style.width = Math.round(60 * Number(b.dataset.w)) + "px"; });
+
+  const ratings = el("div", { class: "panel" }, el("h2", {}, "OpenSkill ratings (Plackett-Luce), humans and bots together"),
+    table(["", "name", "kind", "mu", "sigma", "ordinal"],
+      s.ratings.map((r, i) => [i + 1, r.name, r.kind, r.mu.toFixed(2), r.sigma.toFixed(2), r.ordinal.toFixed(2)]),
+      [0, 3, 4, 5]));
+
+  const people = el("div", { class: "panel", id: "participants" }, el("h2", {}, "Participants"),
+    s.participants.length ? s.participants.map(p => el("details", {},
+      el("summary", {}, el("b", {}, p.participant), " · " + p.games + " game(s), " + p.wins + " win(s), " +
+        p.draws + " draw(s) · win rate " + pct(p.win_rate) + " [" + pct(p.ci95[0]) + ", " + pct(p.ci95[1]) + "]"),
+      table(["game", "bot", "seat", "dragon", "result", "hoards (human vs bot)", "turns", "finished", ""],
+        p.history.map(h => [h.game, h.bot, "player_" + h.seat, h.dragon, outcome(h.outcome), hoards(h.scores, h.seat),
+          h.turns, fmtTime(h.finished), replayLink(h.game)]), [0, 6])))
+      : el("p", { class: "muted" }, "No finished games yet."));
+
+  const games = el("div", { class: "panel" }, el("h2", {}, "Games"),
+    table(["game", "participant", "bot", "seat", "deal", "result", "hoards (human vs bot)", "finished", ""],
+      s.games.slice().reverse().map(g => [g.game, g.participant, g.bot, "player_" + g.seat,
+        g.deal === null ? "import" : g.deal, outcome(g.outcome), hoards(g.scores, g.seat), fmtTime(g.finished), replayLink(g.game)]),
+      [0, 4]),
+    s.playing.length ? el("p", { class: "muted small" }, "In play: " + s.playing.map(g =>
+      "game " + g.game + " (" + g.bot + ", " + g.decisions + " decisions)").join("; ")) : null);
+
+  const name = el("input", { type: "text", id: "invite-name", placeholder: "pseudonym" });
+  const invited = el("div", { class: "small", id: "invited" });
+  const file = el("input", { type: "file", id: "import-file", accept: ".jsonl,.json,.txt" });
+  const imported = el("div", { class: "small", id: "imported" });
+  const tools = el("div", { class: "panel" }, el("h2", {}, "Invitations and ledger"),
+    el("p", {}, name, " ", el("button", { onclick: async () => {
+      try {
+        const r = await api("POST", "/api/admin/invite", adminToken, { pseudonym: name.value });
+        invited.append(el("div", {}, r.pseudonym + ": " + location.origin + r.url));
+      } catch (e) { showError(e.message); }
+    } }, "Create an invitation link")), invited,
+    el("p", {}, el("a", { class: "button", href: "/api/admin/export?token=" + encodeURIComponent(adminToken) },
+      "Export the JSONL ledger"), " ",
+      el("span", { class: "muted small" }, "(the format evaluate.py --ledger reads)")),
+    el("p", {}, "Import a JSONL ledger: ", file, " ", el("button", { onclick: async () => {
+      if (!file.files.length) return;
+      const text = await file.files[0].text();
+      const r = await fetch("/api/admin/import", { method: "POST", body: text,
+        headers: { "Authorization": "Bearer " + adminToken } });
+      const d = await r.json();
+      if (!r.ok) { showError(d.detail); return; }
+      imported.textContent = d.imported + " game(s) imported, " + d.already_there + " already there" +
+        (d.skipped.length ? "; skipped: " + d.skipped.join("; ") : "");
+      load();
+    } }, "Import")), imported);
+
+  root.replaceChildren(summary, bots, ratings, people, games, tools);
+}
+
+load();
+setInterval(() => { if (!document.hidden && !document.activeElement.matches("input")) load(); }, 30000);
