@@ -106,7 +106,9 @@ def serve(agents: list[str], players: int | None = None, host: str = "127.0.0.1"
               f"  admin:        {base}/admin?token={arena.admin_token}\n")
     out.flush()
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        # keep-alive outlasts a person's thinking, so a page's connection is not closed under it
+        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
+                    timeout_keep_alive=120)
     except KeyboardInterrupt:
         pass
     finally:

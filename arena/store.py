@@ -12,10 +12,12 @@ which is what "written before the next decision is shown" needs, and readers nev
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import os
 import secrets
+import threading
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -89,7 +91,7 @@ def new_token() -> str:
 def _sqlite_pragmas(dbapi_conn, _record):
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA synchronous=FULL")
+    cur.execute("PRAGMA synchronous=" + os.environ.get("ARENA_SQLITE_SYNC", "FULL"))
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA busy_timeout=15000")
     cur.close()
@@ -130,6 +132,14 @@ class Store:
     def __init__(self, url: str):
         self.url = url
         self.engine = open_engine(url)
+        # One writer at a time: SQLite would make concurrent writers wait in its busy handler,
+        # which sleeps for milliseconds between tries; a lock hands the turn over at once.
+        self._write = threading.Lock()
+
+    @contextlib.contextmanager
+    def _begin(self):
+        with self._write, self.engine.begin() as c:
+            yield c
 
     def close(self) -> None:
         self.engine.dispose()
@@ -142,7 +152,7 @@ class Store:
         return None if row is None else dict(row[0])
 
     def save_study(self, config: dict) -> None:
-        with self.engine.begin() as c:
+        with self._begin() as c:
             c.execute(study_table.delete())
             c.execute(study_table.insert().values(id=1, config=config, created=now()))
 
@@ -153,7 +163,7 @@ class Store:
         token = new_token()
         stamp = now()
         try:
-            with self.engine.begin() as c:
+            with self._begin() as c:
                 res = c.execute(participants.insert().values(
                     token_hash=token_hash(token), pseudonym=pseudonym,
                     consented=stamp if consented else None, created=stamp, source=source))
@@ -174,7 +184,7 @@ class Store:
         return None if row is None else dict(row)
 
     def give_consent(self, pid: int) -> None:
-        with self.engine.begin() as c:
+        with self._begin() as c:
             c.execute(participants.update().where(participants.c.id == pid,
                                                   participants.c.consented.is_(None))
                       .values(consented=now()))
@@ -189,7 +199,7 @@ class Store:
                     options: dict, human_seat: int, source: str = "arena") -> int | None:
         """The new game's id, or None when the slot is already taken."""
         try:
-            with self.engine.begin() as c:
+            with self._begin() as c:
                 res = c.execute(games.insert().values(
                     participant_id=pid, bot=bot, slot=slot, deal=deal, seed=seed, options=options,
                     human_seat=human_seat, status="playing", n_actions=0, created=now(),
@@ -239,7 +249,7 @@ class Store:
         game is marked finished in the same transaction. Raises StoreError if a position is taken."""
         stamp = now()
         try:
-            with self.engine.begin() as c:
+            with self._begin() as c:
                 if moves:
                     c.execute(actions.insert(), [
                         {"game_id": gid, "idx": start + i, "seat": s, "action": a, "at": stamp}
@@ -257,7 +267,7 @@ class Store:
     def import_game(self, pid: int, bot: str, seed: int, options: dict, human_seat: int,
                     moves: list[tuple[int, int]], result: dict, turns: int, finished: str) -> int:
         """A finished game from a ledger, in one transaction."""
-        with self.engine.begin() as c:
+        with self._begin() as c:
             gid = int(c.execute(games.insert().values(
                 participant_id=pid, bot=bot, slot=None, deal=None, seed=seed, options=options,
                 human_seat=human_seat, status="finished", result=result, turns=turns,

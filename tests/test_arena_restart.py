@@ -3,70 +3,24 @@ every unfinished game resumes at the same position, replayed from its seed and s
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("uvicorn", reason="the arena tests need the arena extra: pip install -e '.[arena]'")
 httpx = pytest.importorskip("httpx", reason="the arena tests need the arena extra: pip install -e '.[arena]'")
 
+from arena_util import Server, free_port  # noqa: E402
+
 from arena import payload  # noqa: E402
 from arena.store import Store  # noqa: E402
 from havok_env.engine import Game  # noqa: E402
 from havok_env.view import SeatView  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+AGENTS = ["--agents", "heuristic", "--seed", "3", "--games-per-person", "4"]
 SHOWN = ("table", "decision", "log", "result", "step")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """``python evaluate.py --serve`` in its own process group (its bot workers are in it too)."""
-
-    def __init__(self, db: str, port: int):
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
-        self.port = port
-        self.proc = subprocess.Popen(
-            [sys.executable, "evaluate.py", "--serve", "--agents", "heuristic", "random",
-             "--db", db, "--port", str(port), "--seed", "3", "--games-per-person", "4"],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            start_new_session=True)
-        self.lines = []
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise AssertionError("the server stopped: " + "".join(self.lines))
-            self.lines.append(line)
-            if "admin:" in line:
-                self.admin = line.split("token=", 1)[1].strip()
-                break
-        self.url = f"http://127.0.0.1:{port}"
-        while time.time() < deadline:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise AssertionError("the server did not answer")
-
-    def kill(self) -> None:
-        os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-        self.proc.stdout.close()
 
 
 def shown(state: dict) -> dict:
@@ -90,7 +44,7 @@ def from_database(db_url: str, gid: int) -> dict:
 
 def test_sigkill_in_the_middle_of_games_and_restart(tmp_path):
     db = f"sqlite:///{tmp_path}/arena.db"
-    server = Server(db, free_port())
+    server = Server(db, free_port(), AGENTS)
     rng = random.Random(0)
     people, states = [], []
     try:
@@ -120,7 +74,7 @@ def test_sigkill_in_the_middle_of_games_and_restart(tmp_path):
         server.kill()
     flight.join(10)
 
-    server = Server(db, free_port())
+    server = Server(db, free_port(), AGENTS)
     try:
         assert any("resuming 3 unfinished game(s)" in line for line in server.lines), server.lines
         with httpx.Client(base_url=server.url, timeout=30) as c:
