@@ -18,6 +18,17 @@ import secrets
 import sys
 
 DEFAULT_DB = "sqlite:///results/arena.db"
+SERVER_NEEDS = {"fastapi": "the arena server", "uvicorn": "the arena server",
+                "sqlalchemy": "the arena's database", "openskill": "the ratings"}
+
+
+def _have_extras(needs: dict[str, str]) -> bool:
+    from agents.extras import missing
+
+    msg = missing(needs, "arena")
+    if msg:
+        print(f"evaluate.py: error: {msg}", file=sys.stderr)
+    return msg is None
 
 
 class ArenaError(Exception):
@@ -72,15 +83,13 @@ def serve(agents: list[str], players: int | None = None, host: str = "127.0.0.1"
           seed: int | None = None, bot_workers: int = 1, out=None) -> int:
     """Start the arena and serve until interrupted; returns the exit code."""
     out = out or sys.stdout
-    try:
-        import uvicorn
-
-        from .app import Arena, create_app
-        from .bots import BotError, BotPool
-        from .store import Store, StoreError
-    except ModuleNotFoundError as e:
-        print(f"evaluate.py: error: the arena needs {e.name!r}: pip install -e \".[arena]\"", file=sys.stderr)
+    if not _have_extras(SERVER_NEEDS):
         return 2
+    import uvicorn
+
+    from .app import Arena, create_app
+    from .bots import BotError, BotPool
+    from .store import Store, StoreError
     url = db or DEFAULT_DB
     store = bots = None
     try:
@@ -120,13 +129,11 @@ def serve(agents: list[str], players: int | None = None, host: str = "127.0.0.1"
 def ledger_summary(url: str, json_path: str | None = None, out=None) -> int:
     """``evaluate.py --ledger sqlite:///...``: the study's results as text (and JSON)."""
     out = out or sys.stdout
-    try:
-        from .results import format_summary, summary
-        from .store import Store, StoreError
-        from .study import Study
-    except ModuleNotFoundError as e:
-        print(f"evaluate.py: error: the arena needs {e.name!r}: pip install -e \".[arena]\"", file=sys.stderr)
+    if not _have_extras({"sqlalchemy": "the arena's database", "openskill": "the ratings"}):
         return 2
+    from .results import format_summary, summary
+    from .store import Store, StoreError
+    from .study import Study
     try:
         if url.startswith("sqlite:///") and not os.path.exists(url[len("sqlite:///"):]):
             raise StoreError(f"no arena database at {url[len('sqlite:///'):]!r}")

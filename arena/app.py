@@ -141,9 +141,9 @@ class Arena:
     async def commit(self, live: Live, start: int, moves: list[tuple[int, int]]) -> None:
         r = live.game.result
         try:
-            await run_in_threadpool(self.store.add_actions, live.gid, start, moves,
-                                    None if r is None else dict(r),
-                                    live.view.turn if r is not None else None)
+            await asyncio.wrap_future(self.store.submit_actions(
+                live.gid, start, moves, None if r is None else dict(r),
+                live.view.turn if r is not None else None))
         except StoreError as e:
             self.evict(live)  # the database is the truth: replay from it next time
             raise HTTPException(409, f"could not store the decision: {e}; reload the page") from None
@@ -237,8 +237,8 @@ class Arena:
             taken = await run_in_threadpool(self.store.slots)
             bot, slot, deal, seat = next_assignment(st.agents, st.players, taken, who["id"])
             options = {"num_players": st.players, "dragons": None}
-            gid = await run_in_threadpool(self.store.create_game, who["id"], bot, slot, deal,
-                                          deal_seed(st.seed, deal), options, seat)
+            gid = await asyncio.wrap_future(self.store.submit_game(
+                who["id"], bot, slot, deal, deal_seed(st.seed, deal), options, seat))
         if gid is None:
             raise HTTPException(409, "that game was just given to someone else; try again")
         return gid
@@ -313,7 +313,7 @@ def create_app(arena: Arena, resume: bool = True) -> FastAPI:
         if not body.consent:
             raise HTTPException(422, "please read the consent text and agree before playing")
         name = _pseudonym(body.pseudonym)
-        made = await run_in_threadpool(arena.store.add_participant, name, True, "join")
+        made = await asyncio.wrap_future(arena.store.submit_participant(name, True, "join"))
         if made is None:
             raise HTTPException(409, f"the pseudonym {name!r} is taken: choose another")
         return {"token": made[1], "url": f"/p/{made[1]}", "pseudonym": name}
@@ -339,7 +339,7 @@ def create_app(arena: Arena, resume: bool = True) -> FastAPI:
     @app.post("/api/consent")
     async def consent(request: Request):
         who = await arena.participant(request)
-        await run_in_threadpool(arena.store.give_consent, who["id"])
+        await asyncio.wrap_future(arena.store.submit_consent(who["id"]))
         return {"ok": True}
 
     @app.post("/api/games")
@@ -410,7 +410,7 @@ def create_app(arena: Arena, resume: bool = True) -> FastAPI:
     async def invite(body: InviteBody, request: Request):
         arena.admin(request)
         name = _pseudonym(body.pseudonym)
-        made = await run_in_threadpool(arena.store.add_participant, name, False, "invite")
+        made = await asyncio.wrap_future(arena.store.submit_participant(name, False, "invite"))
         if made is None:
             raise HTTPException(409, f"the pseudonym {name!r} is taken: choose another")
         return {"pseudonym": name, "token": made[1], "url": f"/p/{made[1]}"}

@@ -8,14 +8,18 @@ write fails on the key instead of corrupting a game.
 
 SQLite runs in WAL mode with ``synchronous=FULL``: a commit has reached the disk when it returns,
 which is what "written before the next decision is shown" needs, and readers never wait for writers.
+Every write goes through one writer thread, and the writes that queue up while it commits go
+into the next transaction together (group commit): one disk sync serves every participant who
+answered meanwhile, so a slow disk costs latency, not throughput.
 """
 
 from __future__ import annotations
 
-import contextlib
+import concurrent.futures as cf
 import datetime as _dt
 import hashlib
 import os
+import queue
 import secrets
 import threading
 
@@ -126,23 +130,138 @@ def open_engine(url: str) -> sa.Engine:
     return engine
 
 
+class _Writer:
+    """One thread runs every write; those queued while it commits are committed together."""
+
+    BATCH = 256
+
+    def __init__(self, engine: sa.Engine):
+        self.engine = engine
+        self.q: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._run, name="arena-writer", daemon=True)
+        self.thread.start()
+
+    def submit(self, op, *args) -> cf.Future:
+        fut: cf.Future = cf.Future()
+        self.q.put((fut, op, args))
+        return fut
+
+    def close(self) -> None:
+        self.q.put(None)
+        self.thread.join(10)
+
+    def _run(self) -> None:
+        while True:
+            item = self.q.get()
+            if item is None:
+                return
+            batch = [item]
+            while len(batch) < self.BATCH:
+                try:
+                    nxt = self.q.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self.q.put(None)
+                    break
+                batch.append(nxt)
+            try:
+                with self.engine.begin() as c:
+                    results = [op(c, *args) for _, op, args in batch]
+            except Exception:
+                # one write failed and the transaction with it: each goes again on its own, so
+                # that only the failing one fails
+                for fut, op, args in batch:
+                    try:
+                        with self.engine.begin() as c:
+                            r = op(c, *args)
+                    except Exception as e:
+                        fut.set_exception(e)
+                    else:
+                        fut.set_result(r)
+                continue
+            for (fut, _, _), r in zip(batch, results):
+                fut.set_result(r)
+
+
+# -- the writes, each run inside the writer's transaction -------------------------------------
+
+
+def _save_study(c, config: dict) -> None:
+    c.execute(study_table.delete())
+    c.execute(study_table.insert().values(id=1, config=config, created=now()))
+
+
+def _add_participant(c, token: str, pseudonym: str, consented: bool, source: str):
+    taken = c.execute(sa.select(participants.c.id).where(participants.c.pseudonym == pseudonym)).first()
+    if taken is not None:
+        return None
+    stamp = now()
+    res = c.execute(participants.insert().values(
+        token_hash=token_hash(token), pseudonym=pseudonym, consented=stamp if consented else None,
+        created=stamp, source=source))
+    return int(res.inserted_primary_key[0]), token
+
+
+def _give_consent(c, pid: int) -> None:
+    c.execute(participants.update().where(participants.c.id == pid, participants.c.consented.is_(None))
+              .values(consented=now()))
+
+
+def _create_game(c, pid, bot, slot, deal, seed, options, human_seat, source):
+    if slot is not None and c.execute(sa.select(games.c.id).where(
+            games.c.bot == bot, games.c.slot == slot)).first() is not None:
+        return None
+    res = c.execute(games.insert().values(
+        participant_id=pid, bot=bot, slot=slot, deal=deal, seed=seed, options=options,
+        human_seat=human_seat, status="playing", n_actions=0, created=now(), source=source))
+    return int(res.inserted_primary_key[0])
+
+
+def _add_actions(c, gid, start, moves, result, turns) -> None:
+    stamp = now()
+    values = {"n_actions": start + len(moves)}
+    if result is not None:
+        values.update(status="finished", result=result, turns=turns, finished=stamp)
+    # the game must be where the caller saw it: a stale or repeated write changes nothing
+    res = c.execute(games.update().where(games.c.id == gid, games.c.n_actions == start,
+                                         games.c.status == "playing").values(**values))
+    if res.rowcount != 1:
+        raise StoreError(f"game {gid} is not at decision {start}")
+    if moves:
+        c.execute(actions.insert(), [{"game_id": gid, "idx": start + i, "seat": s, "action": a,
+                                      "at": stamp} for i, (s, a) in enumerate(moves)])
+
+
+def _import_game(c, pid, bot, seed, options, human_seat, moves, result, turns, finished) -> int:
+    gid = int(c.execute(games.insert().values(
+        participant_id=pid, bot=bot, slot=None, deal=None, seed=seed, options=options,
+        human_seat=human_seat, status="finished", result=result, turns=turns,
+        n_actions=len(moves), created=finished, finished=finished, source="import")).inserted_primary_key[0])
+    if moves:
+        c.execute(actions.insert(), [{"game_id": gid, "idx": i, "seat": s, "action": a, "at": finished}
+                                     for i, (s, a) in enumerate(moves)])
+    return gid
+
+
 class Store:
-    """The arena's reads and writes; every method is one transaction."""
+    """The arena's reads and writes. Writes go through the writer thread: ``submit_*`` return a
+    future (for the server's event loop), the plain methods wait for it."""
 
     def __init__(self, url: str):
         self.url = url
         self.engine = open_engine(url)
-        # One writer at a time: SQLite would make concurrent writers wait in its busy handler,
-        # which sleeps for milliseconds between tries; a lock hands the turn over at once.
-        self._write = threading.Lock()
-
-    @contextlib.contextmanager
-    def _begin(self):
-        with self._write, self.engine.begin() as c:
-            yield c
+        self._writer = _Writer(self.engine)
 
     def close(self) -> None:
+        self._writer.close()
         self.engine.dispose()
+
+    def _wait(self, fut: cf.Future):
+        try:
+            return fut.result()
+        except IntegrityError as e:
+            raise StoreError(f"a write conflicts with what is stored: {str(e.orig).splitlines()[0]}") from None
 
     # -- the study --------------------------------------------------------------------------------
 
@@ -152,24 +271,16 @@ class Store:
         return None if row is None else dict(row[0])
 
     def save_study(self, config: dict) -> None:
-        with self._begin() as c:
-            c.execute(study_table.delete())
-            c.execute(study_table.insert().values(id=1, config=config, created=now()))
+        self._wait(self._writer.submit(_save_study, config))
 
     # -- participants -----------------------------------------------------------------------------
 
+    def submit_participant(self, pseudonym: str, consented: bool, source: str) -> cf.Future:
+        """A future of (id, token) of a new participant, or of None when the pseudonym is taken."""
+        return self._writer.submit(_add_participant, new_token(), pseudonym, consented, source)
+
     def add_participant(self, pseudonym: str, consented: bool, source: str) -> tuple[int, str] | None:
-        """(id, token) of a new participant, or None when the pseudonym is taken."""
-        token = new_token()
-        stamp = now()
-        try:
-            with self._begin() as c:
-                res = c.execute(participants.insert().values(
-                    token_hash=token_hash(token), pseudonym=pseudonym,
-                    consented=stamp if consented else None, created=stamp, source=source))
-                return int(res.inserted_primary_key[0]), token
-        except IntegrityError:
-            return None
+        return self._wait(self.submit_participant(pseudonym, consented, source))
 
     def participant_by_token(self, token: str) -> dict | None:
         with self.engine.connect() as c:
@@ -183,11 +294,11 @@ class Store:
                 participants.c.pseudonym == pseudonym)).mappings().first()
         return None if row is None else dict(row)
 
+    def submit_consent(self, pid: int) -> cf.Future:
+        return self._writer.submit(_give_consent, pid)
+
     def give_consent(self, pid: int) -> None:
-        with self._begin() as c:
-            c.execute(participants.update().where(participants.c.id == pid,
-                                                  participants.c.consented.is_(None))
-                      .values(consented=now()))
+        self._wait(self.submit_consent(pid))
 
     def all_participants(self) -> list[dict]:
         with self.engine.connect() as c:
@@ -195,18 +306,13 @@ class Store:
 
     # -- games ------------------------------------------------------------------------------------
 
-    def create_game(self, pid: int, bot: str, slot: int | None, deal: int | None, seed: int,
-                    options: dict, human_seat: int, source: str = "arena") -> int | None:
-        """The new game's id, or None when the slot is already taken."""
-        try:
-            with self._begin() as c:
-                res = c.execute(games.insert().values(
-                    participant_id=pid, bot=bot, slot=slot, deal=deal, seed=seed, options=options,
-                    human_seat=human_seat, status="playing", n_actions=0, created=now(),
-                    source=source))
-                return int(res.inserted_primary_key[0])
-        except IntegrityError:
-            return None
+    def submit_game(self, pid: int, bot: str, slot: int | None, deal: int | None, seed: int,
+                    options: dict, human_seat: int, source: str = "arena") -> cf.Future:
+        """A future of the new game's id, or of None when the slot is already taken."""
+        return self._writer.submit(_create_game, pid, bot, slot, deal, seed, options, human_seat, source)
+
+    def create_game(self, *args, **kwargs) -> int | None:
+        return self._wait(self.submit_game(*args, **kwargs))
 
     def game(self, gid: int) -> dict | None:
         with self.engine.connect() as c:
@@ -243,37 +349,18 @@ class Store:
                 out.setdefault(int(gid), []).append(int(a))
         return out
 
-    def add_actions(self, gid: int, start: int, moves: list[tuple[int, int]],
-                    result: dict | None = None, turns: int | None = None) -> None:
+    def submit_actions(self, gid: int, start: int, moves: list[tuple[int, int]],
+                       result: dict | None = None, turns: int | None = None) -> cf.Future:
         """Append ``moves`` ((seat, action) pairs) at positions ``start``...; with ``result`` the
-        game is marked finished in the same transaction. Raises StoreError if a position is taken."""
-        stamp = now()
-        try:
-            with self._begin() as c:
-                if moves:
-                    c.execute(actions.insert(), [
-                        {"game_id": gid, "idx": start + i, "seat": s, "action": a, "at": stamp}
-                        for i, (s, a) in enumerate(moves)])
-                values = {"n_actions": start + len(moves)}
-                if result is not None:
-                    values.update(status="finished", result=result, turns=turns, finished=stamp)
-                res = c.execute(games.update().where(games.c.id == gid, games.c.n_actions == start,
-                                                     games.c.status == "playing").values(**values))
-                if res.rowcount != 1:
-                    raise StoreError(f"game {gid} is not at decision {start}")
-        except IntegrityError:
-            raise StoreError(f"game {gid} already has a decision at {start}") from None
+        game is marked finished in the same transaction. The future raises StoreError if the game
+        is not at position ``start`` (a stale or repeated write), and nothing changes."""
+        return self._writer.submit(_add_actions, gid, start, list(moves), result, turns)
+
+    def add_actions(self, *args, **kwargs) -> None:
+        self._wait(self.submit_actions(*args, **kwargs))
 
     def import_game(self, pid: int, bot: str, seed: int, options: dict, human_seat: int,
                     moves: list[tuple[int, int]], result: dict, turns: int, finished: str) -> int:
         """A finished game from a ledger, in one transaction."""
-        with self._begin() as c:
-            gid = int(c.execute(games.insert().values(
-                participant_id=pid, bot=bot, slot=None, deal=None, seed=seed, options=options,
-                human_seat=human_seat, status="finished", result=result, turns=turns,
-                n_actions=len(moves), created=finished, finished=finished,
-                source="import")).inserted_primary_key[0])
-            if moves:
-                c.execute(actions.insert(), [{"game_id": gid, "idx": i, "seat": s, "action": a,
-                                              "at": finished} for i, (s, a) in enumerate(moves)])
-        return gid
+        return self._wait(self._writer.submit(_import_game, pid, bot, seed, options, human_seat,
+                                              list(moves), result, turns, finished))

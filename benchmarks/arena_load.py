@@ -51,10 +51,12 @@ def start_server(db: str, port: int, agent: str, seed: int) -> subprocess.Popen:
          "--host", "127.0.0.1", "--seed", str(seed), "--games-per-person", "100000"],
         cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    said = []
     for line in proc.stdout:
+        said.append(line)
         if "admin:" in line:
             return proc
-    raise SystemExit("arena_load.py: the server did not start")
+    raise SystemExit("arena_load.py: the server did not start: " + "".join(said[-5:]).strip())
 
 
 def cpu_seconds(pid: int) -> float:

@@ -137,26 +137,27 @@ def test_join_needs_consent_and_a_fair_pseudonym(arena):
         assert c.post("/api/games", headers=h).status_code == 200
 
 
-def test_games_per_person_and_results_ranking(arena):
+def test_games_per_person_and_results_ranking(tmp_path):
+    arena = make_arena(f"sqlite:///{tmp_path}/arena.db", games=2)
     with client(arena) as c:
         rng = random.Random(4)
         for who in ("ann", "bob"):
             h = join(c, who)
-            for _ in range(3):
+            for _ in range(2):
                 play(c, h, c.post("/api/games", headers=h).json(), rng)
             r = c.post("/api/games", headers=h)
-            assert r.status_code == 409 and "all 3 games" in r.json()["detail"]
+            assert r.status_code == 409 and "all 2 games" in r.json()["detail"]
         res = c.get("/api/admin/results", headers=ADMIN_HEADERS).json()
+    arena.store.close()
     bots = {r["bot"]: r for r in res["bots"]}
-    assert sum(r["human_games"] for r in bots.values()) == 6
-    assert bots["heuristic"]["human_games"] == bots["random"]["human_games"] == 3
+    assert bots["heuristic"]["human_games"] == bots["random"]["human_games"] == 2
     assert [r["rank"] for r in res["bots"]] == [1, 2]
     assert res["bots"][0]["human_win_rate"] <= res["bots"][1]["human_win_rate"]
     for r in bots.values():
         lo, hi = r["ci95"]
         assert 0 <= lo <= r["human_win_rate"] <= hi <= 1
     assert {p["participant"] for p in res["participants"]} == {"ann", "bob"}
-    assert all(len(p["history"]) == 3 for p in res["participants"])
+    assert all(len(p["history"]) == 2 for p in res["participants"])
     assert {r["name"] for r in res["ratings"]} == {"human:ann", "human:bob", "heuristic", "random"}
 
 
@@ -240,16 +241,15 @@ def test_ledger_export_reads_in_evaluate_and_imports_back(arena, tmp_path, capsy
         rng = random.Random(8)
         for who in ("ann", "bob"):
             h = join(c, who)
-            for _ in range(2):
-                play(c, h, c.post("/api/games", headers=h).json(), rng)
+            play(c, h, c.post("/api/games", headers=h).json(), rng)
         text = c.get("/api/admin/export", headers=ADMIN_HEADERS).text
     path = tmp_path / "export.jsonl"
     path.write_text(text)
     entries, problems = evaluate.read_ledger(str(path))  # the terminal's ledger reader replays them
-    assert len(entries) == 4 and problems == []
+    assert len(entries) == 2 and problems == []
     assert {e["seats"][e["humans"][0]] for e in entries} == {"human:ann", "human:bob"}
     summary = evaluate.summarise_ledger(entries)
-    assert sum(h["games"] for h in summary["humans"]) == 4
+    assert sum(h["games"] for h in summary["humans"]) == 2
 
     other = make_arena(f"sqlite:///{tmp_path}/other.db")
     corrupt = json.loads(text.splitlines()[0])
@@ -257,12 +257,12 @@ def test_ledger_export_reads_in_evaluate_and_imports_back(arena, tmp_path, capsy
     body = text + "{not json\n" + json.dumps(corrupt) + "\n"
     with client(other) as c:
         r = c.post("/api/admin/import", headers=ADMIN_HEADERS, content=body.encode()).json()
-        assert r["imported"] == 4 and len(r["skipped"]) == 2
+        assert r["imported"] == 2 and len(r["skipped"]) == 2
         assert "does not reproduce" in r["skipped"][1]
         again = c.post("/api/admin/import", headers=ADMIN_HEADERS, content=text.encode()).json()
-        assert again == {"imported": 0, "already_there": 4, "skipped": []}
+        assert again == {"imported": 0, "already_there": 2, "skipped": []}
         res = c.get("/api/admin/results", headers=ADMIN_HEADERS).json()
-    assert res["games_finished"] == 4
+    assert res["games_finished"] == 2
     ours = {(e["seed"], tuple(e["actions"])) for e in entries}
     theirs = {(e["seed"], tuple(e["actions"])) for e in ledger.export_entries(other.store)}
     assert ours == theirs
@@ -338,12 +338,27 @@ def test_evaluate_summarises_an_arena_database(arena, tmp_path, capsys):
         rng = random.Random(10)
         for who in ("ann", "bob"):
             h = join(c, who)
-            for _ in range(2):
-                play(c, h, c.post("/api/games", headers=h).json(), rng)
+            play(c, h, c.post("/api/games", headers=h).json(), rng)
     url = arena.store.url
     assert evaluate.main(["--ledger", url, "--json", str(tmp_path / "s.json")]) == 0
     out = capsys.readouterr().out
-    assert "4 finished game(s)" in out and "human win rate" in out and "95% CI" in out
+    assert "2 finished game(s)" in out and "human win rate" in out and "95% CI" in out
     assert "OpenSkill" in out and "human:ann" in out and "heuristic" in out
     data = json.loads((tmp_path / "s.json").read_text())
-    assert sum(b["human_games"] for b in data["bots"]) == 4
+    assert sum(b["human_games"] for b in data["bots"]) == 2
+
+
+def test_the_command_line_exports_and_imports(arena, tmp_path, capsys):
+    from arena.__main__ import main
+
+    with client(arena) as c:
+        h = join(c, "ann")
+        play(c, h, c.post("/api/games", headers=h).json(), random.Random(11))
+    out = tmp_path / "l.jsonl"
+    assert main(["export", "--db", arena.store.url, "--out", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 1
+    url = f"sqlite:///{tmp_path}/copy.db"
+    assert main(["import", "--db", url, str(out)]) == 0
+    assert "1 game(s) imported" in capsys.readouterr().out
+    assert main(["import", "--db", url, str(tmp_path / "none.jsonl")]) == 2
+    assert "cannot read" in capsys.readouterr().err

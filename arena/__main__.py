@@ -1,0 +1,63 @@
+"""``python -m arena export|import``: the arena's games to and from the JSONL human ledger.
+
+    python -m arena export --db sqlite:///results/arena.db [--out PATH]   (default: stdout)
+    python -m arena import --db sqlite:///results/arena.db LEDGER.jsonl
+
+(``python evaluate.py --serve ...`` starts the server; see the package docstring.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import DEFAULT_DB, SERVER_NEEDS, _have_extras
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m arena", description="Export or import the arena's JSONL ledger.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    ex = sub.add_parser("export", help="write every finished game as a ledger line")
+    ex.add_argument("--db", default=DEFAULT_DB)
+    ex.add_argument("--out", metavar="PATH", help="file to write (default: standard output)")
+    im = sub.add_parser("import", help="add a ledger's games (each line is replayed and checked)")
+    im.add_argument("--db", default=DEFAULT_DB)
+    im.add_argument("ledger", metavar="LEDGER.jsonl")
+    args = p.parse_args(argv)
+    if not _have_extras({k: v for k, v in SERVER_NEEDS.items() if k == "sqlalchemy"}):
+        return 2
+    from .ledger import export_text, import_text
+    from .store import Store, StoreError
+
+    try:
+        store = Store(args.db)
+    except StoreError as e:
+        print(f"python -m arena: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        if args.cmd == "export":
+            text = export_text(store)
+            if args.out:
+                with open(args.out, "w", encoding="utf-8") as f:
+                    f.write(text)
+            else:
+                sys.stdout.write(text)
+            return 0
+        try:
+            with open(args.ledger, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+        except OSError as e:
+            print(f"python -m arena: error: cannot read {args.ledger!r}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        r = import_text(store, text, args.ledger)
+        print(f"{r['imported']} game(s) imported, {r['already_there']} already there, "
+              f"{len(r['skipped'])} line(s) skipped")
+        for msg in r["skipped"]:
+            print(f"python -m arena: {msg}", file=sys.stderr)
+        return 2 if r["skipped"] else 0
+    finally:
+        store.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
