@@ -280,23 +280,15 @@ def create_app(arena: Arena, resume: bool = True) -> FastAPI:
             response.headers["Cache-Control"] = "no-store"
         return response
 
-    page = lambda name: FileResponse(STATIC / name, media_type="text/html")  # noqa: E731
+    def page(name: str):
+        async def serve_page():
+            return FileResponse(STATIC / name, media_type="text/html")
+        return serve_page
 
-    @app.get("/")
-    async def index():
-        return page("index.html")
-
-    @app.get("/p/{token}")
-    async def play_page(token: str):
-        return page("play.html")
-
-    @app.get("/admin")
-    async def admin_page():
-        return page("admin.html")
-
-    @app.get("/admin/replay/{gid}")
-    async def replay_page(gid: int):
-        return page("replay.html")
+    # the pages are static; a page reads its token or game from its own address
+    for path, name in (("/", "index.html"), ("/p/{token}", "play.html"), ("/admin", "admin.html"),
+                       ("/admin/replay/{gid}", "replay.html")):
+        app.add_api_route(path, page(name), methods=["GET"], include_in_schema=False)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

@@ -362,3 +362,14 @@ def test_the_command_line_exports_and_imports(arena, tmp_path, capsys):
     assert "1 game(s) imported" in capsys.readouterr().out
     assert main(["import", "--db", url, str(tmp_path / "none.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_pages_are_served_by_the_server_with_a_strict_content_policy(arena):
+    with client(arena) as c:
+        for path, marker in (("/", "index.js"), ("/p/sometoken", "play.js"), ("/admin", "admin.js"),
+                             ("/admin/replay/1", "replay.js"), ("/static/style.css", "--accent")):
+            r = c.get(path)
+            assert r.status_code == 200 and marker in r.text, path
+            assert "default-src 'self'" in r.headers["content-security-policy"]
+            assert r.headers["referrer-policy"] == "no-referrer"  # tokens live in page links
+        assert "<script>" not in c.get("/p/x").text  # no inline script: the policy forbids it
