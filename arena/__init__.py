@@ -22,6 +22,15 @@ SERVER_NEEDS = {"fastapi": "the arena server", "uvicorn": "the arena server",
                 "sqlalchemy": "the arena's database", "openskill": "the ratings"}
 
 
+def shown_url(url: str) -> str:
+    """The database URL with its password hidden, for the console."""
+    try:
+        import sqlalchemy as sa
+        return sa.engine.make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url
+
+
 def _have_extras(needs: dict[str, str]) -> bool:
     from agents.extras import missing
 
@@ -109,7 +118,7 @@ def serve(agents: list[str], players: int | None = None, host: str = "127.0.0.1"
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{port}"
     out.write(f"Arena: {', '.join(study.agents)}; {study.players} players; {study.games_per_person} "
-              f"game(s) per person; study seed {study.seed}; database {url}\n"
+              f"game(s) per person; study seed {study.seed}; database {shown_url(url)}\n"
               + (f"  resuming {unfinished} unfinished game(s) where they stopped\n" if unfinished else "")
               + f"  participants: {base}/\n"
               f"  admin:        {base}/admin?token={arena.admin_token}\n")
@@ -144,7 +153,7 @@ def ledger_summary(url: str, json_path: str | None = None, out=None) -> int:
     stored = store.study()
     s = summary(store, Study.from_dict(stored) if stored else None)
     store.close()
-    out.write(format_summary(s, url) + "\n")
+    out.write(format_summary(s, shown_url(url)) + "\n")
     if json_path:
         import json
         os.makedirs(os.path.dirname(json_path) or ".", exist_ok=True)

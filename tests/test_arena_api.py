@@ -373,3 +373,10 @@ def test_pages_are_served_by_the_server_with_a_strict_content_policy(arena):
             assert "default-src 'self'" in r.headers["content-security-policy"]
             assert r.headers["referrer-policy"] == "no-referrer"  # tokens live in page links
         assert "<script>" not in c.get("/p/x").text  # no inline script: the policy forbids it
+
+
+def test_the_console_never_shows_a_database_password():
+    from arena import shown_url
+
+    assert shown_url("postgresql://ann:s3cret@db.example/arena") == "postgresql://ann:***@db.example/arena"
+    assert shown_url("sqlite:///results/arena.db") == "sqlite:///results/arena.db"
