@@ -344,7 +344,8 @@ def run(args) -> dict:
 
     from agents import make_agent, sb3_model
     from agents.policy import FORMAT, PolicyAgent, make_pool, read_record
-    from havok_env.wrappers import ENV_VERSION, SingleAgentEnv, make_env
+    from havok_env.version import ENV_VERSION
+    from havok_env.wrappers import SingleAgentEnv, make_env
 
     t0 = time.time()
     dragon, n_envs, out = cfg["dragon"], cfg["n_envs"], cfg["out"]

@@ -27,7 +27,7 @@ import numpy as np
 
 from havok_env.engine import ActionLayout
 from havok_env.observe import Observer
-from havok_env.wrappers import ENV_VERSION
+from havok_env.version import ENV_VERSION
 
 from .base import Agent
 

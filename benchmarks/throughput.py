@@ -71,22 +71,23 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     import havok_env
+    from havok_env.version import ENV_VERSION
     from pettingzoo.classic import texas_holdem_v4
 
     print(f"{'env':<26}{'players':>8}{'steps/s':>12}{'games/s':>10}")
     ratios = {}
     for n in args.players:
-        res = interleaved({"havok_hijinks_v1": lambda: havok_env.env(num_players=n),
+        res = interleaved({ENV_VERSION: lambda: havok_env.env(num_players=n),
                            "texas_holdem_v4": lambda: texas_holdem_v4.env(num_players=n)},
                           args.seconds)
         for name, (steps, games) in res.items():
             print(f"{name:<26}{n:>8}{steps:>12,.0f}{games:>10,.1f}")
-        ratios[n] = res["havok_hijinks_v1"][0] / res["texas_holdem_v4"][0]
+        ratios[n] = res[ENV_VERSION][0] / res["texas_holdem_v4"][0]
     for n in args.players:
         print(f"{'havok engine (no obs)':<26}{n:>8}{engine_rate(n, args.seconds / 4):>12,.0f} "
               "decisions/s")
     for n, r in ratios.items():
-        print(f"ratio havok_hijinks_v1 / texas_holdem_v4 steps/s, {n} players: {r:.2f}x")
+        print(f"ratio {ENV_VERSION} / texas_holdem_v4 steps/s, {n} players: {r:.2f}x")
 
 
 if __name__ == "__main__":

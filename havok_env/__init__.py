@@ -2,10 +2,24 @@
 
 from .cards import CardDataError, CardSet, default_cards, load_cards
 from .engine import ActionLayout, ConfigError, Game, IllegalActionError, SnapshotError
+from .version import ENV_VERSION
 
-__all__ = ["ActionLayout", "CardDataError", "CardSet", "ConfigError", "Game", "IllegalActionError",
-           "SnapshotError", "default_cards", "load_cards"]
+__all__ = ["ActionLayout", "CardDataError", "CardSet", "ConfigError", "ENV_VERSION", "Game",
+           "IllegalActionError", "SnapshotError", "default_cards", "load_cards"]
 
-from .env import env, raw_env  # noqa: E402
+try:
+    from .env import env, raw_env  # noqa: E402
+except ImportError as e:
+    # The engine, the card data, the version and saved models need numpy alone; without PettingZoo
+    # or gymnasium only the environments are missing, and say so when asked for.
+    _MISSING = (e.name or "").split(".")[0]
+    if _MISSING not in ("pettingzoo", "gymnasium"):
+        raise
 
-__all__ += ["env", "raw_env"]
+    def __getattr__(name):
+        if name in ("env", "raw_env"):
+            raise ImportError(f"havok_env.{name} needs {_MISSING}, which is not installed "
+                              "(pip install pettingzoo gymnasium)")
+        raise AttributeError(f"module 'havok_env' has no attribute {name!r}")
+else:
+    __all__ += ["env", "raw_env"]

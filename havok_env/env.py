@@ -96,6 +96,8 @@ everything: the same seed and actions give the same game, byte for byte.
 
 ## Version history
 
+The version is `havok_env.version.ENV_VERSION` (this env's `metadata["name"]`); its history:
+
 * v0: initial release.
 * v1: ruling 24 follows the design: an event may be nullified or redirected only when that
   changes something (docs/rules.md), so crash windows on events that would do nothing are gone.
@@ -114,6 +116,7 @@ from pettingzoo.utils import wrappers
 from .engine import Game
 from .observe import Observer
 from .render import describe_table
+from .version import ENV_VERSION
 
 
 def env(**kwargs):
@@ -147,7 +150,7 @@ class _ActionSpace(spaces.Discrete):
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["human", "ansi"], "name": "havok_hijinks_v1",
+    metadata = {"render_modes": ["human", "ansi"], "name": ENV_VERSION,
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int = 2, dragons=None, render_mode: str | None = None,

@@ -36,13 +36,9 @@ from gymnasium import spaces
 
 from .cards import default_cards
 from .engine import ActionLayout, ConfigError, Game
-from .env import raw_env
 from .observe import Observer
+from .version import ENV_VERSION  # noqa: F401  (the environment's version, for the view's users)
 from .view import SeatView
-
-#: The environment's version (``raw_env.metadata["name"]``), bumped whenever observations, actions
-#: or rewards change meaning; saved models record it and refuse to load into another version.
-ENV_VERSION = raw_env.metadata["name"]
 
 _SEED_MASK = (1 << 63) - 1
 

@@ -11,7 +11,7 @@ import zipfile
 import numpy as np
 
 from agents.policy import FORMAT, expected_sizes, expected_tensors, save_model
-from havok_env.wrappers import ENV_VERSION
+from havok_env.version import ENV_VERSION
 
 PPO = {"learning_rate": 3e-4, "n_steps": 64, "batch_size": 32, "n_epochs": 1, "gamma": 0.99,
        "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.0, "vf_coef": 0.5}
