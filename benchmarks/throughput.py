@@ -64,6 +64,55 @@ def engine_rate(num_players: int, seconds: float) -> float:
     return decisions / (time.perf_counter() - start)
 
 
+def decision_loops(seconds: float, num_players: int = 2, slice_s: float = 0.2) -> dict:
+    """Decisions/s of one Python call per decision, ``apply`` plus ``legal_actions``: the havok
+    engine against OpenSpiel's C++ ``leduc_poker`` through ``pyspiel``, in alternating slices."""
+    import pyspiel
+
+    from havok_env.engine import Game
+
+    leduc = pyspiel.load_game("leduc_poker")
+    rng = random.Random(0)
+
+    def havok_slice():
+        n = 0
+        g = Game(num_players, seed=rng.getrandbits(31))
+        legal = g.legal_actions()
+        while True:
+            if not legal:
+                if n and time.perf_counter() > stop:
+                    return n
+                g = Game(num_players, seed=rng.getrandbits(31))
+                legal = g.legal_actions()
+            g.apply(legal[rng.randrange(len(legal))])
+            legal = g.legal_actions()
+            n += 1
+
+    def leduc_slice():
+        n = 0
+        st = leduc.new_initial_state()
+        while True:
+            if st.is_terminal():
+                if n and time.perf_counter() > stop:
+                    return n
+                st = leduc.new_initial_state()
+            legal = st.legal_actions()
+            st.apply_action(legal[rng.randrange(len(legal))])
+            n += 1
+
+    totals = {"havok (Game.apply + legal_actions)": [0, 0.0],
+              "leduc_poker (pyspiel)": [0, 0.0]}
+    loops = dict(zip(totals, (havok_slice, leduc_slice)))
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for name, loop in loops.items():
+            start = time.perf_counter()
+            stop = start + slice_s
+            totals[name][0] += loop()
+            totals[name][1] += time.perf_counter() - start
+    return {name: d / t for name, (d, t) in totals.items()}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=20.0, help="wall time per player count")
@@ -88,6 +137,16 @@ def main(argv=None):
               "decisions/s")
     for n, r in ratios.items():
         print(f"ratio {ENV_VERSION} / texas_holdem_v4 steps/s, {n} players: {r:.2f}x")
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        print("(pyspiel not installed: pip install open_spiel for the leduc_poker comparison)")
+        return
+    rates = decision_loops(args.seconds)
+    for name, rate in rates.items():
+        print(f"{name:<40}{rate:>12,.0f} decisions/s")
+    havok, leduc = rates.values()
+    print(f"ratio havok / leduc_poker decisions/s (one Python call per decision): {havok / leduc:.2f}x")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ HIJINKS_TYPES = (
 )
 
 # Effect primitives and the parameters each accepts (name -> allowed type or tuple of values).
-# Their behaviour lives in havok_env/effects.py; a test checks the two lists agree.
+# Their behaviour lives in the native core (src/havok_core/effects.cpp); a test checks that the
+# core interprets exactly these.
 _VICTIMS = ("opponent", "richer", "richest", "you", "right")
 OP_PARAMS: dict[str, dict[str, object]] = {
     "steal": {"max_value": int, "count": int, "victim": _VICTIMS, "thief": ("you", "right")},

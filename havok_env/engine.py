@@ -6,21 +6,29 @@ decision, its context and the legal choices, which are actions of the one shared
 (:class:`ActionLayout`). ``game.apply(action)`` takes a choice and advances to the next decision.
 Decisions with a single legal choice are taken automatically, except crash windows.
 
-Work in progress is an explicit stack of plain-dict frames (a turn, a flipped Havok card, a card or
-ability being used, a crash window), each handled by a small state machine below; card effects are
-lists of primitives from :mod:`havok_env.effects`. See ``docs/rules.md`` for every ruling.
+The rules run in the native core (``src/havok_core/``, C++17 bound with nanobind, built by
+``pip install``): work in progress is an explicit stack of frames (a turn, a flipped Havok card, a
+card or ability being used, a crash window), each handled by a small state machine
+(``engine.cpp``), and card effects are lists of primitives that the core interprets
+(``effects.cpp``). This module is the Python face of it: configuration checks, the card tables
+handed to the core, snapshots and replays, action labels and the errors users see. See
+``docs/rules.md`` for every ruling.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-import string
 
-from . import effects
-from .cards import CardSet, default_cards
-from .effects import CONTINUE, DONE, WAIT
+try:
+    from . import _core
+except ImportError as e:  # a checkout whose core was never built
+    raise ImportError(f"havok_env's native rules core is not built ({e}); in the project's "
+                      "checkout run: pip install -e .") from None
+from .cards import AFFINITIES, CardDataError, CardSet, default_cards
 from .state import GameState
+
+_MASK = (1 << 64) - 1
 
 WIN_SCORE = 15
 HAND_SIZE = 3
@@ -30,25 +38,6 @@ PURPOSES = (
     "trade_take", "trade_give", "salvage_pick", "swap_pick", "redirect_to", "flip_or_not",
     "resolve_which", "bottom", "recall_pick", "pass_pick", "raid_pick", "tribute_pick",
 )
-
-
-class _LogFormatter(string.Formatter):
-    """Formats :meth:`Game.say` templates: names for seats, cards and abilities."""
-
-    def __init__(self, game: "Game"):
-        self.game = game
-
-    def format_field(self, value, spec: str) -> str:
-        g = self.game
-        if spec == "seat":
-            return g.seat_name(value)
-        if spec == "seats":
-            return ", ".join(map(g.seat_name, value))
-        if spec == "card":
-            return g.cards.names[value]
-        if spec == "ability":
-            return g.ability(value).name
-        return format(value, spec)
 
 
 class ConfigError(ValueError):
@@ -102,22 +91,49 @@ class ActionLayout:
 
 
 class _Tables:
-    """Lookup tables for the engine's hot path, built once per card set: kind -> ability, whether
-    it is a crash card, the effect list each dragon gets, and each dragon's treasure values."""
+    """What a card set needs at run time, built once per card set: the action layout, the
+    native core's tables (the effect lists each dragon gets, with its affinity's bonus applied),
+    each dragon's treasure values, and kind -> ability."""
 
     def __init__(self, cs: CardSet):
         self.layout = ActionLayout(cs)
         self.abilities = [None] * cs.first_event + cs.events + cs.hijinks
-        self.is_crash = [a is not None and a.kind == "crash" for a in self.abilities]
         self.kind_ops = [None if a is None else [a.ops(d.affinity) for d in cs.dragons]
                          for a in self.abilities]
         # values[dragon][kind]: a treasure's worth in the hoard of that dragon
         self.values = [[cs.value[k] + (1 if cs.affinity[k] == d.affinity and k < cs.n_treasures else 0)
                         for k in range(cs.n_kinds)] for d in cs.dragons]
+        innates = [a for d in cs.dragons for a in (d.play, d.crash)]
+
+        def plain(a):
+            if a is None:
+                return None
+            return {"name": a.name, "kind": a.kind, "type": a.type, "trigger": a.trigger,
+                    "ops": [list(a.ops(d.affinity)) for d in cs.dragons]}
+
+        try:
+            self.core = _core.make_tables({
+                "names": list(cs.names), "copies": list(cs.copies), "value": list(cs.value),
+                "affinity": [-1 if a is None else AFFINITIES.index(a) for a in cs.affinity],
+                "n_treasures": cs.n_treasures, "n_events": cs.n_events, "n_hijinks": cs.n_hijinks,
+                "starting_treasure": cs.starting_treasure,
+                "dragons": [{"name": d.name, "affinity": AFFINITIES.index(d.affinity),
+                             "ready_type": d.ready_type} for d in cs.dragons],
+                "abilities": [plain(a) for a in self.abilities + innates]})
+        except (ValueError, TypeError, IndexError, KeyError, AttributeError) as e:
+            raise CardDataError(f"the card set cannot be used: {e}") from None
 
 
 # id(card set) -> (card set, its tables); the card set is kept so its id cannot be reused.
 _TABLES: dict[int, tuple] = {}
+
+
+def tables(cs: CardSet) -> _Tables:
+    """The run-time tables of a card set (built on first use)."""
+    entry = _TABLES.get(id(cs))
+    if entry is None or entry[0] is not cs:
+        entry = _TABLES[id(cs)] = (cs, _Tables(cs))
+    return entry[1]
 
 
 class Game:
@@ -125,6 +141,7 @@ class Game:
 
     ``Game(num_players=2, dragons=None, seed=None)``: ``dragons`` is a list of dragon names or
     affinities per seat (``None`` entries, or ``None`` for all, are chosen at random, distinct).
+    The rules run in the native core; ``game.s`` is a live view of its state.
     """
 
     def __init__(self, num_players: int = 2, dragons=None, seed: int | None = None,
@@ -141,29 +158,34 @@ class Game:
         self.seed = seed
         self.options = {"num_players": num_players, "dragons": None if dragons is None else list(dragons)}
         chosen = self._parse_dragons(num_players, dragons)
-        s = self.s = GameState(num_players, [0] * num_players, seed)
-        if log:
-            s.log = []
-        free = [d for d in range(len(self.cards.dragons)) if d not in chosen]
-        for seat in range(num_players):
-            if chosen[seat] is None:
-                chosen[seat] = free.pop(s.rand_below(len(free)))
-        s.dragons = chosen
-        self._setup()
+        # dragons left open are drawn, then the decks dealt, from the seeded generator in the core
+        self._set_core(_core.Game.new(self._tables, num_players,
+                                      [-1 if d is None else d for d in chosen], seed & _MASK, log))
 
     # -- construction ------------------------------------------------------------------------
 
     def _layout(self):
-        tables = _TABLES.get(id(self.cards))
-        if tables is None or tables[0] is not self.cards:
-            tables = _TABLES[id(self.cards)] = (self.cards, _Tables(self.cards))
-        t = tables[1]
+        t = tables(self.cards)
+        self._tables = t.core
         self.layout = lay = t.layout
         self.END, self.PLAY, self.OPTION = lay.END, lay.PLAY, lay.OPTION
         self.INNATE_PLAY, self.INNATE_CRASH, self.DISCARD = lay.INNATE_PLAY, lay.INNATE_CRASH, lay.DISCARD
         self.SEAT, self.TREASURE = lay.SEAT, lay.TREASURE
-        self._abilities, self._is_crash, self._kind_ops = t.abilities, t.is_crash, t.kind_ops
+        self._abilities, self._kind_ops = t.abilities, t.kind_ops
         self.values = t.values
+
+    def _set_core(self, core) -> None:
+        self._core = core
+        self._view = GameState(core)
+
+    @property
+    def s(self) -> GameState:
+        """The game's state, read from (and, for tests and search, written to) the core."""
+        return self._view
+
+    @s.setter
+    def s(self, state: GameState) -> None:
+        self._set_core(state._core)
 
     def _parse_dragons(self, n: int, dragons) -> list:
         if dragons is None:
@@ -187,75 +209,57 @@ class Game:
             raise ConfigError(f"each player needs a different dragon; {dup} is chosen twice")
         return out
 
-    def _setup(self):
-        s, cs = self.s, self.cards
-        havok = [k for k in range(cs.first_hijinks) for _ in range(cs.copies[k])]
-        for p in range(s.num_players):
-            havok.remove(cs.starting_treasure)
-            s.hoards[p].append(cs.starting_treasure)
-        s.shuffle(havok)
-        s.havok = havok
-        s.hijinks = [k for k in range(cs.first_hijinks, cs.n_kinds) for _ in range(cs.copies[k])]
-        s.shuffle(s.hijinks)
-        for _ in range(HAND_SIZE):
-            for p in range(s.num_players):
-                s.hands[p].append(s.hijinks.pop(0))
-        s.current = s.rand_below(s.num_players)
-        s.stack.append({"f": "turn", "step": "start"})
-        self._advance()
-
     # -- queries -------------------------------------------------------------------------------
 
     @property
     def num_players(self) -> int:
-        return self.s.num_players
+        return self._core.num_players
 
     @property
     def pending(self) -> dict | None:
-        return self.s.pending
+        return self._view.pending
 
     @property
     def result(self) -> dict | None:
-        return self.s.result
+        return self._core.result()
 
     @property
     def is_over(self) -> bool:
-        return self.s.result is not None
+        return self._core.is_over
 
     @property
     def current_player(self) -> int:
-        return self.s.current
+        return self._core.current
 
     @property
     def to_act(self) -> int | None:
         """The seat whose decision is pending (None once the game is over)."""
-        return None if self.s.pending is None else self.s.pending["player"]
+        return self._core.to_act
 
     def legal_actions(self) -> list[int]:
-        return [] if self.s.pending is None else list(self.s.pending["choices"])
+        return self._core.legal_actions()
 
     def dragon(self, seat: int):
-        return self.cards.dragons[self.s.dragons[seat]]
+        return self.cards.dragons[self._core.dragons[seat]]
 
     def value(self, owner: int, kind: int) -> int:
-        return self.values[self.s.dragons[owner]][kind]
+        return self.values[self._core.dragons[owner]][kind]
 
     def score(self, seat: int) -> int:
-        v = self.values[self.s.dragons[seat]]
-        return sum([v[k] for k in self.s.hoards[seat]])
+        return self._core.score(seat)
 
     def scores(self) -> list[int]:
-        values, s = self.values, self.s
-        return [sum(map(values[d].__getitem__, hoard)) for d, hoard in zip(s.dragons, s.hoards)]
+        return self._core.scores()
 
     def rewards(self) -> list[float]:
         """+1 to the sole winner, -1 to the rest; in a draw 0 to the tied leaders. Zeros until over."""
-        r = self.s.result
+        r = self._core.result()
+        n = self._core.num_players
         if r is None:
-            return [0.0] * self.s.num_players
+            return [0.0] * n
         winners = r["winners"]
         won = 1.0 if len(winners) == 1 else 0.0
-        return [won if p in winners else -1.0 for p in range(self.s.num_players)]
+        return [won if p in winners else -1.0 for p in range(n)]
 
     def seat_name(self, seat: int) -> str:
         return f"player_{seat}"
@@ -263,10 +267,10 @@ class Game:
     # -- action encoding -------------------------------------------------------------------------
 
     def seat_action(self, decider: int, seat: int) -> int:
-        return self.SEAT + (seat - decider) % self.s.num_players
+        return self.SEAT + (seat - decider) % self.num_players
 
     def seat_from_action(self, decider: int, action: int) -> int:
-        return (decider + action - self.SEAT) % self.s.num_players
+        return (decider + action - self.SEAT) % self.num_players
 
     def treasure_action(self, kind: int) -> int:
         return self.TREASURE + kind
@@ -280,81 +284,7 @@ class Game:
     def card_of(self, action: int) -> int:
         return action - self.PLAY + self.cards.first_hijinks
 
-    # -- helpers used by the effect primitives ---------------------------------------------------
-
-    def ask(self, player: int, kind: str, choices: list[int], purpose: str, context=None) -> int:
-        self.s.pending = {"player": player, "kind": kind, "purpose": purpose,
-                          "choices": choices, "context": context or {}}
-        return WAIT
-
-    def say(self, template: str, *args):
-        """Log a public event. ``template`` is a :meth:`str.format` string whose ``{:seat}``,
-        ``{:seats}``, ``{:card}`` and ``{:ability}`` fields name a seat, a list of seats, a card
-        kind and an ability reference. It is formatted only when the game keeps a log: most games
-        (training, search rollouts) keep none, and formatting every event cost about 5% of a step."""
-        if self.s.log is not None:
-            self.s.log.append(_LogFormatter(self).format(template, *args))
-
-    def end(self, reason: str):
-        s = self.s
-        scores = self.scores()
-        best = max(scores)
-        s.result = {"winners": [p for p in range(s.num_players) if scores[p] == best],
-                    "reason": reason, "scores": scores}
-        s.pending = None
-        self.say("game over ({}): scores {}", reason, scores)
-
-    def flip_top(self) -> int:
-        """Take the top Havok card into play (face up); seats that knew it forget it."""
-        s = self.s
-        k = s.havok.pop(0)
-        s.in_play.append(k)
-        for known in s.known:
-            if known:
-                if known[0] == k:
-                    known.pop(0)
-                else:
-                    known.clear()
-        return k
-
-    def push_havok(self, card: int, you: int):
-        self.say("{:seat} flips {:card}", you, card)
-        self.s.stack.append({"f": "havok", "card": card, "you": you, "flipper": you, "step": 0})
-
-    def move_treasure(self, src: int, kind: int, dst: int) -> bool:
-        hoard = self.s.hoards[src]
-        if kind not in hoard:
-            return False
-        hoard.remove(kind)
-        self.s.hoards[dst].append(kind)
-        self.say("{:card} moves from {:seat} to {:seat}", kind, src, dst)
-        return True
-
-    def draw(self, p: int, n: int):
-        s = self.s
-        for _ in range(n):
-            if not s.hijinks:
-                if not s.discard:
-                    return
-                s.hijinks, s.discard = s.discard, []
-                s.shuffle(s.hijinks)
-                self.say("the discard pile is shuffled into a new Hijinks deck")
-            s.hands[p].append(s.hijinks.pop(0))
-
-    def refill_all(self):
-        s = self.s
-        n = s.num_players
-        for i in range(n):
-            p = (s.current + i) % n
-            if len(s.hands[p]) < HAND_SIZE:
-                self.draw(p, HAND_SIZE - len(s.hands[p]))
-
-    def _after_resolution(self):
-        s = self.s
-        if min(map(len, s.hands)) < HAND_SIZE:
-            self.refill_all()
-        if s.result is None and max(self.scores()) >= WIN_SCORE:
-            self.end("hoard_15")
+    # -- the rules' answers ----------------------------------------------------------------------
 
     def ability(self, ref):
         """A card kind (event or Hijinks) or ["innate", dragon, "play"|"crash"] -> Ability."""
@@ -364,358 +294,96 @@ class Game:
         return d.play if ref[2] == "play" else d.crash
 
     def ops_for(self, ref, seat: int) -> tuple:
+        """The effect list of ability ``ref`` for the dragon of ``seat`` (its bonus applied)."""
         if ref.__class__ is int:
-            return self._kind_ops[ref][self.s.dragons[seat]]
+            return self._kind_ops[ref][self._core.dragons[seat]]
         return self.ability(ref).ops(self.dragon(seat).affinity)
 
-    def usable(self, ref, seat: int) -> bool:
-        conditional = effects.CONDITIONAL
-        for op in self.ops_for(ref, seat):
-            if op["op"] in conditional and not effects.usable(self, seat, op):
-                return False
-        return True
-
-    # -- legal choices ---------------------------------------------------------------------------
-
-    def main_choices(self, p: int) -> list[int]:
-        s = self.s
-        out = [self.END]
-        kinds = sorted(set(s.hands[p]))
-        if s.cards_used[p] < s.card_limit[p] and not s.restricted[p]:
-            for k in kinds:
-                if not self._is_crash[k] and self.usable(k, p):
-                    out.append(self.card_action(k))
-        if s.ready[p] and not s.innate_used[p] and not s.restricted[p] \
-                and self.usable(["innate", s.dragons[p], "play"], p):
-            out.append(self.INNATE_PLAY)
-        if s.cards_used[p] == 0:
-            out.extend(self.DISCARD + k - self.cards.first_hijinks for k in kinds)
-        return out
-
-    def _triggered(self, ab, p: int, trig: dict) -> bool:
-        T = ab.trigger
-        on = T["on"]
-        if on != trig["on"]:
-            return False
-        if on == "event":
-            return self._changes_event(ab, p, trig)
-        if on == "treasure":
-            return p != trig["to"] and self.cards.value[trig["card"]] <= T.get("max_printed", 1 << 30)
-        if p == trig["user"] or trig["use"] not in T.get("uses", ("play",)):
-            return False
-        if "types" not in T:
-            return True
-        owners = trig["owners"]
-        if trig["type"] not in T["types"] or not owners:
-            return False
-        where = T["targets"]
-        if where == "own" and p not in owners or where == "other" and all(o == p for o in owners):
-            return False
-        if T.get("needs_spare"):
-            return bool(set(self.s.hoards[p]) - set(trig["picks"]))
-        return True
-
-    def event_has_effect(self, card: int, you: int) -> bool:
-        """Would the event ``card`` change anything if it resolved for seat ``you`` now?"""
-        return any(effects.has_effect(self, you, op) for op in self.ops_for(card, you))
-
-    def _changes_event(self, ab, p: int, trig: dict) -> bool:
-        """Ruling 24: an event crash needs an event that does something, for the dragon it
-        resolves for or, for a redirect, for a dragon it could be sent to."""
-        ev = self.s.stack[trig["frame"]]
-        card, you = ev["card"], ev["you"]
-        if self.event_has_effect(card, you):
-            return True
-        n = self.s.num_players
-        for op in ab.ops(self.dragon(p).affinity):
-            if op["op"] == "redirect_event":
-                seats = [(ev["flipper"] + 1) % n] if op.get("to") != "choice" else \
-                    [q for q in range(n) if q != ev["flipper"]]
-                return any(self.event_has_effect(card, q) for q in seats)
-        return False
-
     def crash_choices(self, p: int, trig: dict) -> list[int]:
-        s = self.s
-        out = []
-        if s.cards_used[p] < s.card_limit[p] and not s.restricted[p]:
-            is_crash = self._is_crash
-            crashes = [k for k in s.hands[p] if is_crash[k]]
-            if crashes:
-                abilities, play = self._abilities, self.PLAY - self.cards.first_hijinks
-                for k in sorted(set(crashes)):
-                    if self._triggered(abilities[k], p, trig):
-                        out.append(play + k)
-        if s.ready[p] and not s.innate_used[p] \
-                and self._triggered(self.cards.dragons[s.dragons[p]].crash, p, trig):
-            out.append(self.INNATE_CRASH)
-        return out
+        """The crashes seat ``p`` could declare in a window on ``trig`` (a pending crash
+        decision's ``context["trigger"]``), END not included."""
+        return self._core.crash_choices(p, trig)
 
     # -- the decision machine --------------------------------------------------------------------
 
     def apply(self, action) -> None:
         """Take ``action`` for the pending decision and advance to the next one."""
-        s = self.s
-        if s.pending is None:
-            raise IllegalActionError(f"action {action!r}: the game is over, no decision is pending")
+        core = self._core
         if action.__class__ is not int:
+            if core.is_over:
+                raise IllegalActionError(f"action {action!r}: the game is over, no decision is pending")
             try:  # integral numbers (numpy ints, 3.0) are accepted; booleans are not
                 if isinstance(action, bool) or getattr(action, "dtype", None) == bool \
                         or int(action) != action:
                     raise ValueError
                 action = int(action)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise IllegalActionError(f"action {action!r} is not an integer") from None
-        if action not in s.pending["choices"]:
-            legal = ", ".join(f"{a} ({self.action_label(a)})" for a in s.pending["choices"])
+        if not (0 <= action < self.layout.size and core.apply(action)):
+            p = self.pending
+            if p is None:
+                raise IllegalActionError(f"action {action!r}: the game is over, no decision is pending")
+            legal = ", ".join(f"{a} ({self.action_label(a)})" for a in p["choices"])
             raise IllegalActionError(
                 f"action {action} ({self.action_label(action)}) is not legal for "
-                f"{self.seat_name(s.pending['player'])}'s {s.pending['purpose']} decision; "
-                f"legal: {legal}")
-        s.pending = None
-        s.stack[-1]["a"] = action
-        self._advance()
-
-    def _advance(self):
-        s = self.s
-        while s.result is None:
-            fr = s.stack[-1]
-            if _HANDLERS[fr["f"]](self, fr) == WAIT:
-                p = s.pending
-                if len(p["choices"]) > 1 or p["kind"] == "crash":
-                    return
-                s.pending = None
-                fr["a"] = p["choices"][0]
-
-    def _turn(self, fr: dict) -> int:
-        s = self.s
-        n = s.num_players
-        if fr["step"] == "start":
-            if not s.havok:  # the turn cannot begin: it is not counted
-                self.end("havok_empty")
-                return CONTINUE
-            s.turn += 1
-            s.cards_used = [0] * n
-            s.card_limit = [1] * n
-            s.innate_used = [False] * n
-            s.restricted = [False] * n
-            fr["step"] = "main"
-            self.push_havok(self.flip_top(), s.current)
-            return CONTINUE
-        p = s.current
-        a = fr.pop("a", None)
-        if a is None:
-            return self.ask(p, "main", self.main_choices(p), "main")
-        if a == self.END or a >= self.DISCARD:
-            if a != self.END:
-                k = a - self.DISCARD + self.cards.first_hijinks
-                s.hands[p].remove(k)
-                s.discard.append(k)
-                self.say("{:seat} discards {:card}", p, k)
-                self.draw(p, HAND_SIZE - len(s.hands[p]))
-            for owner, k in s.canceled:
-                s.in_play.remove(k)
-                s.hands[owner].append(k)
-            s.canceled = []
-            s.current = (p + 1) % n
-            fr["step"] = "start"
-            return CONTINUE
-        if a == self.INNATE_PLAY:
-            ref, card = ["innate", s.dragons[p], "play"], None
-            s.innate_used[p] = True
-            s.ready[p] = False
-        else:
-            card = ref = self.card_of(a)
-            s.hands[p].remove(card)
-            s.in_play.append(card)
-            s.cards_used[p] += 1
-        self.say("{:seat} uses {:ability}", p, ref)
-        s.stack.append({"f": "use", "user": p, "you": p, "ability": ref, "card": card, "use": "play",
-                        "crashed": None, "step": "target", "t": {}, "o": {}, "pc": 0})
-        return CONTINUE
-
-    def _havok(self, fr: dict) -> int:
-        s, cs = self.s, self.cards
-        card = fr["card"]
-        idx = len(s.stack) - 1
-        if fr["step"] == 0:
-            fr["step"] = 1
-            if cs.is_treasure(card):
-                trig = {"on": "treasure", "frame": idx, "to": fr["you"], "card": card}
-            else:
-                trig = {"on": "event", "frame": idx, "flipper": fr["flipper"], "card": card}
-            s.stack.append({"f": "window", "trig": trig, "order": None, "i": 0, "decl": []})
-            return CONTINUE
-        if cs.is_treasure(card):
-            to = fr.get("to", fr["you"])
-            s.in_play.remove(card)
-            s.hoards[to].append(card)
-            self.say("{:card} goes to {:seat}'s hoard", card, to)
-        else:
-            if fr["step"] == 1:
-                fr.update(step=2, ability=card, t={}, o={}, pc=0)
-            if not fr.get("nullified"):
-                r = self._run_ops(fr, self.ops_for(card, fr["you"]))
-                if r != DONE:
-                    return r
-            else:
-                self.say("{:card} is nullified", card)
-            s.in_play.remove(card)
-            s.past_events.append(card)
-        s.stack.pop()
-        self._after_resolution()
-        return CONTINUE
-
-    def _run_ops(self, fr: dict, ops: tuple) -> int:
-        while fr["pc"] < len(ops):
-            op = ops[fr["pc"]]
-            r = effects.PRIMITIVES[op["op"]](self, fr, op)
-            if r != DONE:
-                return r
-            fr["pc"] += 1
-            fr["o"] = {}
-        return DONE
-
-    def _use(self, fr: dict) -> int:
-        s = self.s
-        user = fr["user"]
-        ab = self.ability(fr["ability"])
-        ops = self.ops_for(fr["ability"], user)
-        if fr["step"] == "target":
-            for op in ops:
-                if op["op"] in effects.CHOOSERS:
-                    r = effects.CHOOSERS[op["op"]](self, fr, op)
-                    if r != DONE:
-                        return r
-                    break
-            fr["step"] = "window"
-            t = fr["t"]
-            owners = [t["victim"]] if t.get("picks") and "victim" in t else []
-            trig = {"on": "use", "frame": len(s.stack) - 1, "user": user, "use": fr["use"],
-                    "type": ab.type, "owners": owners, "picks": list(t.get("picks", ())), "give": t.get("give"),
-                    "ability": fr["ability"]}
-            s.stack.append({"f": "window", "trig": trig, "order": None, "i": 0, "decl": []})
-            return CONTINUE
-        if fr["step"] == "window":
-            if fr.get("canceled"):
-                card = fr["card"]
-                self.say("{:ability} is canceled", fr["ability"])
-                if card is not None:
-                    if fr.get("to_discard"):
-                        s.in_play.remove(card)
-                        s.discard.append(card)
-                    else:
-                        s.canceled.append([user, card])
-                s.stack.pop()
-                self._after_resolution()
-                return CONTINUE
-            fr["step"] = "effect"
-        r = self._run_ops(fr, ops)
-        if r != DONE:
-            return r
-        card = fr["card"]
-        if card is not None:
-            s.in_play.remove(card)
-            s.discard.append(card)
-            if not s.ready[user] and fr.get("ok") and self.dragon(user).ready_type == ab.type:
-                s.ready[user] = True
-                self.say("{:seat}'s dragon is ready again", user)
-        s.stack.pop()
-        self._after_resolution()
-        return CONTINUE
-
-    def _window(self, fr: dict) -> int:
-        s = self.s
-        trig = fr["trig"]
-        n = s.num_players
-        if fr["order"] is None:  # [seat, its crash choices] for each eligible seat, in turn order
-            order = fr["order"] = []
-            for i in range(n):
-                p = (s.current + i) % n
-                choices = self.crash_choices(p, trig)
-                if choices:
-                    order.append([p, choices])
-        a = fr.pop("a", None)
-        if a is not None:
-            if a != self.END:
-                fr["decl"].append([fr["order"][fr["i"]][0], a])
-            fr["i"] += 1
-        if fr["i"] < len(fr["order"]):
-            p, choices = fr["order"][fr["i"]]
-            return self.ask(p, "crash", [self.END] + choices, "crash", {"trigger": trig})
-        s.stack.pop()
-        decl = fr["decl"]
-        if not decl:
-            return CONTINUE
-        win = decl[s.rand_below(len(decl))] if len(decl) > 1 else decl[0]
-        if len(decl) > 1:
-            self.say("contest between {:seats}: {:seat} wins", [p for p, _ in decl], win[0])
-        for p, a in decl:
-            if a == self.INNATE_CRASH:
-                if (p, a) == tuple(win):
-                    s.innate_used[p] = True
-                    s.ready[p] = False
-                    ref, card = ["innate", s.dragons[p], "crash"], None
-                continue
-            k = self.card_of(a)
-            s.hands[p].remove(k)
-            s.in_play.append(k)
-            s.cards_used[p] += 1
-            if [p, a] == win:
-                ref = card = k
-            else:
-                s.canceled.append([p, k])
-                self.say("{:seat}'s {:card} is canceled", p, k)
-        p = win[0]
-        self.say("{:seat} crashes with {:ability}", p, ref)
-        s.stack.append({"f": "use", "user": p, "you": p, "ability": ref, "card": card, "use": "crash",
-                        "crashed": trig["frame"], "step": "target", "t": {}, "o": {}, "pc": 0})
-        return CONTINUE
+                f"{self.seat_name(p['player'])}'s {p['purpose']} decision; legal: {legal}")
 
     # -- saving, loading, cloning ----------------------------------------------------------------
 
     def clone(self) -> "Game":
         g = object.__new__(Game)
         g.__dict__.update(self.__dict__)
-        g.s = self.s.clone()
+        g._set_core(self._core.clone())
         return g
+
+    def __reduce__(self):
+        # pickled (for worker processes) as its snapshot, which restores it exactly
+        return (_restore, (self.snapshot(), self.cards))
 
     def snapshot(self) -> dict:
         """A JSON-serialisable picture of the whole game; card lists hold names, decks top first."""
-        s, names = self.s, self.cards.names
+        c, names = self._core, self.cards.names
         nm = lambda ks: [names[k] for k in ks]  # noqa: E731
-        p = s.pending
+        p = self.pending
+        n = c.num_players
+        hands, hoards, known = c.hands, c.hoards, c.known
+        ready, used, limit = c.ready, c.cards_used, c.card_limit
+        innate, restricted = c.innate_used, c.restricted
+        canceled = c.canceled
+        result = c.result()
         return {
             "version": 1,
             "seed": self.seed,
             "options": self.options,
-            "num_players": s.num_players,
-            "havok_deck": nm(s.havok),
-            "hijinks_deck": nm(s.hijinks),
-            "discard": nm(s.discard),
-            "past_events": nm(s.past_events),
-            "trash": nm(s.trash),
-            "in_play": {"resolving": nm(self._resolving()),
-                        "canceled": [[o, names[k]] for o, k in s.canceled]},
-            "players": [{"dragon": self.dragon(i).name, "ready": s.ready[i], "hand": nm(s.hands[i]),
-                         "hoard": nm(s.hoards[i]), "score": self.score(i),
-                         "known_top": nm(s.known[i]), "cards_used": s.cards_used[i],
-                         "card_limit": s.card_limit[i], "innate_used": s.innate_used[i],
-                         "restricted": s.restricted[i]} for i in range(s.num_players)],
-            "current_player": s.current,
-            "turn": s.turn,
+            "num_players": n,
+            "havok_deck": nm(c.havok),
+            "hijinks_deck": nm(c.hijinks),
+            "discard": nm(c.discard),
+            "past_events": nm(c.past_events),
+            "trash": nm(c.trash),
+            "in_play": {"resolving": nm(self._resolving(c.in_play, canceled)),
+                        "canceled": [[o, names[k]] for o, k in canceled]},
+            "players": [{"dragon": self.dragon(i).name, "ready": ready[i], "hand": nm(hands[i]),
+                         "hoard": nm(hoards[i]), "score": c.score(i),
+                         "known_top": nm(known[i]), "cards_used": used[i],
+                         "card_limit": limit[i], "innate_used": innate[i],
+                         "restricted": restricted[i]} for i in range(n)],
+            "current_player": c.current,
+            "turn": c.turn,
             "pending": None if p is None else {
                 "player": p["player"], "kind": p["kind"], "purpose": p["purpose"],
                 "choices": list(p["choices"]), "labels": [self.action_label(a) for a in p["choices"]],
                 "context": json.loads(json.dumps(p["context"]))},
-            "result": None if s.result is None else dict(s.result),
-            "rng": s.rng,
-            "stack": json.loads(json.dumps(s.stack)),
-            "log": None if s.log is None else list(s.log),
+            "result": result,
+            "rng": c.rng,
+            "stack": c.stack(),
+            "log": c.log,
         }
 
-    def _resolving(self) -> list[int]:
-        rest = list(self.s.in_play)
-        for _, k in self.s.canceled:
+    @staticmethod
+    def _resolving(in_play: list[int], canceled: list) -> list[int]:
+        rest = list(in_play)
+        for _, k in canceled:
             rest.remove(k)
         return rest
 
@@ -734,51 +402,50 @@ class Game:
             players = d["players"]
             if not isinstance(n, int) or not 2 <= n <= ActionLayout.MAX_PLAYERS or len(players) != n:
                 raise SnapshotError(f"bad player count {n!r} for {len(players)} players")
-            dragons = [g.cards.dragon_index(pl["dragon"]) for pl in players]
-            s = GameState(n, dragons, int(d["rng"]))
-            s.havok, s.hijinks = ks(d["havok_deck"]), ks(d["hijinks_deck"])
-            s.discard, s.past_events, s.trash = ks(d["discard"]), ks(d["past_events"]), ks(d["trash"])
-            s.canceled = [[int(o), kind(x)] for o, x in d["in_play"]["canceled"]]
-            s.in_play = ks(d["in_play"]["resolving"]) + [k for _, k in s.canceled]
-            for i, pl in enumerate(players):
-                s.hands[i], s.hoards[i] = ks(pl["hand"]), ks(pl["hoard"])
-                s.ready[i] = bool(pl["ready"])
-                s.known[i] = ks(pl.get("known_top", []))
-                s.cards_used[i] = int(pl.get("cards_used", 0))
-                s.card_limit[i] = int(pl.get("card_limit", 1))
-                s.innate_used[i] = bool(pl.get("innate_used", False))
-                s.restricted[i] = bool(pl.get("restricted", False))
-            s.current, s.turn = int(d["current_player"]), int(d["turn"])
-            s.stack = json.loads(json.dumps(d["stack"]))
-            pend = d["pending"]
-            s.pending = None if pend is None else {
-                "player": pend["player"], "kind": pend["kind"], "purpose": pend["purpose"],
-                "choices": list(pend["choices"]), "context": pend["context"]}
-            s.result = d["result"]
-            s.log = d.get("log")
-            s.pending = None  # re-derived below from the stack, so edited positions stay legal
-            g.s, g.seed, g.options = s, d.get("seed"), d.get("options")
+            canceled = [[int(o), kind(x)] for o, x in d["in_play"]["canceled"]]
+            plain = {
+                "num_players": n,
+                "dragons": [g.cards.dragon_index(pl["dragon"]) for pl in players],
+                "rng": int(d["rng"]),
+                "havok": ks(d["havok_deck"]), "hijinks": ks(d["hijinks_deck"]),
+                "discard": ks(d["discard"]), "past_events": ks(d["past_events"]),
+                "trash": ks(d["trash"]),
+                "canceled": canceled,
+                "in_play": ks(d["in_play"]["resolving"]) + [k for _, k in canceled],
+                "hands": [ks(pl["hand"]) for pl in players],
+                "hoards": [ks(pl["hoard"]) for pl in players],
+                "known": [ks(pl.get("known_top", [])) for pl in players],
+                "ready": [bool(pl["ready"]) for pl in players],
+                "cards_used": [int(pl.get("cards_used", 0)) for pl in players],
+                "card_limit": [int(pl.get("card_limit", 1)) for pl in players],
+                "innate_used": [bool(pl.get("innate_used", False)) for pl in players],
+                "restricted": [bool(pl.get("restricted", False)) for pl in players],
+                "current": int(d["current_player"]), "turn": int(d["turn"]),
+                "stack": d["stack"],
+                "result": d["result"],
+                "log": d.get("log"),
+            }
+            g.seed, g.options = d.get("seed"), d.get("options")
         except SnapshotError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise SnapshotError(f"corrupt snapshot: {type(e).__name__}: {e}") from None
-        g.check_cards()
-        if s.result is None:
-            g._advance()
+        try:  # the core checks every value it will index with, then the cards, then advances
+            g._set_core(_core.Game.load(g._tables, plain))
+        except _core.CoreError as e:
+            msg = str(e)
+            raise SnapshotError(msg if msg.startswith("cards out of place") else
+                                f"corrupt snapshot: {msg}") from None
+        except (TypeError, ValueError, IndexError, OverflowError) as e:
+            raise SnapshotError(f"corrupt snapshot: {type(e).__name__}: {e}") from None
         return g
 
     def check_cards(self):
         """Raise SnapshotError unless every card of the set is in exactly one place."""
-        s = self.s
-        counts = [0] * self.cards.n_kinds
-        for pile in (s.havok, s.hijinks, s.discard, s.past_events, s.trash, s.in_play,
-                     *s.hands, *s.hoards):
-            for k in pile:
-                counts[k] += 1
-        bad = [f"{self.cards.names[k]}: {counts[k]} instead of {self.cards.copies[k]}"
-               for k in range(self.cards.n_kinds) if counts[k] != self.cards.copies[k]]
-        if bad:
-            raise SnapshotError("cards out of place: " + "; ".join(bad))
+        try:
+            self._core.check_cards()
+        except _core.CoreError as e:
+            raise SnapshotError(str(e)) from None
 
     # -- replays ---------------------------------------------------------------------------------
 
@@ -796,13 +463,13 @@ class Game:
 
     def action_label(self, action: int, pending: dict | None = None) -> str:
         """What ``action`` means in the pending decision, in words."""
-        p = pending if pending is not None else self.s.pending
+        p = pending if pending is not None else self.pending
         cs = self.cards
         if not isinstance(action, int) or not 0 <= action < self.layout.size:
             return f"no such action {action!r}"
         purpose = p["purpose"] if p else "main"
         ctx = p["context"] if p else {}
-        me = p["player"] if p else self.s.current
+        me = p["player"] if p else self._core.current
         if action == self.END:
             return {"main": "end the turn", "crash": "decline to crash", "bottom": "keep the order",
                     "flip_or_not": "do not flip"}.get(purpose, "stop")
@@ -840,4 +507,5 @@ class Game:
         return f"option {i + 1}"
 
 
-_HANDLERS = {"turn": Game._turn, "havok": Game._havok, "use": Game._use, "window": Game._window}
+def _restore(snapshot: dict, cards: CardSet) -> Game:
+    return Game.from_snapshot(snapshot, cards=cards)

@@ -1,19 +1,21 @@
-"""The game state: plain data only, so it can be cloned, saved as JSON and compared.
+"""The game state: plain data held by the native core (``src/havok_core/state.hpp``).
 
-Cards are card kinds (small ints, see :mod:`havok_env.cards`); piles are lists of kinds, decks with
-the top card first. The engine's work in progress (``stack``) is a list of plain dicts, and the
-random number generator is a 64-bit integer, so nothing live hides inside the state.
+:class:`GameState` is a live view of one game's state with the fields the engine has always had
+(``havok``, ``hands``, ``ready``, ``stack``, ...): cards are card kinds (small ints, see
+:mod:`havok_env.cards`), piles lists of kinds with decks top first, the work in progress
+(``stack``) a list of plain dicts, and the random number generator a 64-bit integer
+(SplitMix64), so nothing live hides inside the state. Reading a field copies it out of the core;
+assigning one (``s.hoards = ...``, ``s.ready[1] = False``) writes it back, checked, for tests,
+hand-built positions and search.
 """
 
 from __future__ import annotations
-
-import pickle
 
 _MASK = (1 << 64) - 1
 
 
 def rng_next(state: int) -> tuple[int, int]:
-    """SplitMix64: returns (new_state, 64-bit output)."""
+    """SplitMix64: returns (new_state, 64-bit output); the core's generator, step for step."""
     state = (state + 0x9E3779B97F4A7C15) & _MASK
     z = state
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
@@ -21,50 +23,76 @@ def rng_next(state: int) -> tuple[int, int]:
     return state, z ^ (z >> 31)
 
 
+class _Written(list):
+    """A list read out of the core that writes itself back when an item is assigned."""
+
+    __slots__ = ("_core", "_name")
+
+    def __init__(self, items, core, name: str):
+        super().__init__(items)
+        self._core, self._name = core, name
+
+    def __setitem__(self, index, value):
+        super().__setitem__(index, value)
+        self._core.set(self._name, list(self))
+
+
+# fields read and written as they are; the per-seat lists write back item assignments too
+_FIELDS = ("rng", "turn", "current", "havok", "hijinks", "discard", "past_events", "trash",
+           "in_play", "canceled", "log")
+_SEAT_FIELDS = ("hands", "hoards", "known", "ready", "innate_used", "restricted", "cards_used",
+                "card_limit")
+
+
 class GameState:
-    """Everything that determines a game from here on. Fields are public plain data."""
+    """A live view of a game's state in the core (see the module docstring)."""
 
-    __slots__ = (
-        "num_players", "dragons", "rng", "havok", "hijinks", "discard", "past_events", "trash",
-        "hands", "hoards", "ready", "turn", "current", "cards_used", "card_limit", "innate_used",
-        "restricted", "canceled", "in_play", "known", "stack", "pending", "result", "log",
-    )
+    __slots__ = ("_core", "_pending")
 
-    def __init__(self, num_players: int, dragons: list[int], seed: int):
-        n = num_players
-        self.num_players = n
-        self.dragons = list(dragons)  # seat -> dragon index
-        self.rng = seed & _MASK
-        self.havok: list[int] = []  # top first
-        self.hijinks: list[int] = []  # top first
-        self.discard: list[int] = []
-        self.past_events: list[int] = []
-        self.trash: list[int] = []
-        self.hands: list[list[int]] = [[] for _ in range(n)]
-        self.hoards: list[list[int]] = [[] for _ in range(n)]
-        self.ready = [True] * n
-        self.turn = 0
-        self.current = 0
-        self.cards_used = [0] * n  # Hijinks cards used this turn (plays and crashes)
-        self.card_limit = [1] * n  # Hijinks cards allowed this turn
-        self.innate_used = [False] * n
-        self.restricted = [False] * n  # Lost in the Woods
-        self.canceled: list[list[int]] = []  # [owner, kind]: returns to the owner at end of turn
-        self.in_play: list[int] = []  # cards being resolved or revealed
-        self.known: list[list[int]] = [[] for _ in range(n)]  # Havok cards each seat saw on top
-        self.stack: list[dict] = []  # the engine's work in progress
-        self.pending: dict | None = None  # {"player", "kind", "choices", "context"}
-        self.result: dict | None = None
-        self.log: list[str] | None = None  # public event log, when enabled
+    def __init__(self, core):
+        object.__setattr__(self, "_core", core)
+        object.__setattr__(self, "_pending", (None, None))
 
-    def rand_below(self, n: int) -> int:
-        self.rng, out = rng_next(self.rng)
-        return out % n
+    @property
+    def num_players(self) -> int:
+        return self._core.num_players
 
-    def shuffle(self, cards: list[int]) -> None:
-        for i in range(len(cards) - 1, 0, -1):
-            j = self.rand_below(i + 1)
-            cards[i], cards[j] = cards[j], cards[i]
+    @property
+    def dragons(self) -> list[int]:
+        return self._core.dragons
+
+    @property
+    def stack(self) -> list[dict]:
+        return self._core.stack()
+
+    @property
+    def pending(self) -> dict | None:
+        """The pending decision: player, kind, purpose, choices, context (None once over).
+
+        Built once per position; the same dict is returned until the game changes."""
+        core = self._core
+        version, p = self._pending
+        if version != core.version:
+            p = core.pending()
+            object.__setattr__(self, "_pending", (core.version, p))
+        return p
+
+    @property
+    def result(self) -> dict | None:
+        return self._core.result()
+
+    def __getattr__(self, name):
+        if name in _FIELDS:
+            return getattr(self._core, name)
+        if name in _SEAT_FIELDS:
+            return _Written(getattr(self._core, name), self._core, name)
+        raise AttributeError(f"GameState has no field {name!r}")
+
+    def __setattr__(self, name, value):
+        if name not in _FIELDS and name not in _SEAT_FIELDS and name not in (
+                "stack", "pending", "result"):
+            raise AttributeError(f"GameState has no field {name!r}")
+        self._core.set(name, value)
 
     def clone(self) -> "GameState":
-        return pickle.loads(pickle.dumps(self, pickle.HIGHEST_PROTOCOL))
+        return GameState(self._core.clone())

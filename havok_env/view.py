@@ -175,21 +175,26 @@ class SeatView:
         g = self._game.clone()
         s, me, n = g.s, self.seat, self.num_players
         others = [q for q in range(n) if q != me]
-        pool = sorted(s.hijinks + [k for q in others for k in s.hands[q]])
+        hands = s.hands
+        pool = sorted(s.hijinks + [k for q in others for k in hands[q]])
         rng.shuffle(pool)
         for q in others:
-            size = len(s.hands[q])
-            s.hands[q], pool = pool[:size], pool[size:]
-        s.hijinks = pool
-        k = len(s.known[me])
-        rest = sorted(s.havok[k:])
+            size = len(hands[q])
+            hands[q], pool = pool[:size], pool[size:]
+        havok, known = s.havok, s.known
+        k = len(known[me])
+        rest = sorted(havok[k:])
         rng.shuffle(rest)
-        s.havok = s.havok[:k] + rest
+        havok = havok[:k] + rest
         for q in others:
-            s.known[q] = s.havok[: len(s.known[q])]
+            known[q] = havok[: len(known[q])]
+        # the core's state is written back field by field (the hands first: crash_choices below
+        # reads them)
+        s.hands, s.hijinks, s.havok, s.known = hands, pool, havok, known
         s.rng = rng.getrandbits(64)
         turn_order = [(s.current + i) % n for i in range(n)]
-        for fr in s.stack:
+        stack = s.stack
+        for fr in stack:
             if fr["f"] == "window":
                 # Others' declarations are hidden until the window closes, and so is which seats
                 # could crash: the seats still to be asked are re-derived from the sampled hands.
@@ -201,7 +206,9 @@ class SeatView:
                                            if (c := g.crash_choices(q, fr["trig"]))]
             chosen = fr.get("o", {}).get("chosen")
             if chosen:  # Tidal Shift choices are hidden until everyone has chosen
+                hoards = s.hoards
                 for c in chosen:
                     if c[0] != me:
-                        c[1] = rng.choice(sorted(set(s.hoards[c[0]])))
+                        c[1] = rng.choice(sorted(set(hoards[c[0]])))
+        s.stack = stack
         return g

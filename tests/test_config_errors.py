@@ -340,3 +340,11 @@ def test_game_with_a_modified_card_set(data):
     assert cs.value[cs.kind("King's Crown")] == 9
     g = Game(2, seed=1, cards=cs)
     assert g.values[0][cs.kind("King's Crown")] == 9
+
+
+def test_the_core_interprets_exactly_the_primitives_and_types_of_the_card_files():
+    from havok_env import _core
+    from havok_env.cards import HIJINKS_TYPES, OP_PARAMS
+
+    assert list(OP_PARAMS) == list(_core.PRIMITIVES)
+    assert list(HIJINKS_TYPES) == list(_core.HIJINKS_TYPES)

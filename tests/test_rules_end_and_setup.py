@@ -36,11 +36,14 @@ def test_setup(n):
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_setup_before_the_first_flip(n, monkeypatch):
-    # stop the engine right after the deal, before the first turn starts
-    monkeypatch.setattr(Game, "_advance", lambda self: None)
+def test_setup_before_the_first_flip(n):
+    # a core game stopped right after the deal, before the first turn starts
+    from havok_env import _core
+    from havok_env.engine import tables
+    from havok_env.state import GameState
+
     for seed in range(5):
-        s = Game(n, seed=seed).s
+        s = GameState(_core.Game.new(tables(CARDS).core, n, [-1] * n, seed, False, advance=False))
         assert all(len(h) == 3 for h in s.hands)
         assert all(CARDS.is_hijinks(k) for h in s.hands for k in h)
         assert all(h == [CARDS.starting_treasure] for h in s.hoards)

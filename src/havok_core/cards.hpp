@@ -1,0 +1,122 @@
+// The card tables: what havok_env/cards.py loads and validates from the TOML files, handed to the
+// core as plain tables. The core never reads files; it interprets the effect primitives below.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace havok {
+
+constexpr int ANY = 1 << 30;  // "any value"
+constexpr int MAX_PLAYERS = 4;
+constexpr int N_OPTIONS = 3;
+constexpr int HAND_SIZE = 3;
+constexpr int WIN_SCORE = 15;
+
+// Errors the Python layer turns into its own exceptions (bad tables, corrupt positions).
+struct CoreError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The effect primitives, in the order of cards.OP_PARAMS.
+enum OpCode : int {
+    OP_STEAL, OP_BREAK, OP_TRADE, OP_SALVAGE, OP_PASS_LEFT, OP_DRAW, OP_DISCARD_HAND, OP_FLIP,
+    OP_FORESIGHT, OP_RECALL, OP_EXTRA_PLAY, OP_TIRE, OP_READY, OP_RESTRICT, OP_BREAK_LOWEST_ALL,
+    OP_TRIBUTE, OP_TREASURE_MAP, OP_CANCEL, OP_NULLIFY, OP_REDIRECT_EVENT, OP_REDIRECT_TREASURE,
+    OP_DIVERT_BREAK, OP_SWAP_TARGET, N_OPS
+};
+extern const char* const OP_NAMES[N_OPS];
+
+// Victim selectors of steal, break and trade.
+enum Victim : int { V_OPPONENT, V_RICHER, V_RICHEST, V_YOU, V_RIGHT };
+
+// The Hijinks types, in the order of cards.HIJINKS_TYPES.
+constexpr int N_TYPES = 12;
+extern const char* const TYPE_NAMES[N_TYPES];
+
+// One primitive with its parameters; absent parameters hold the defaults the Python engine used.
+struct Op {
+    int code = 0;
+    int max_value = ANY;
+    int count = 1;
+    int victim = V_OPPONENT;
+    bool thief_right = false;
+    bool has_max_gain = false;
+    int max_gain = ANY;
+    bool give_lowest = false;
+    bool pick_best = false;
+    int else_draw = 0;
+    bool skip_you = false;
+    int n = -1;  // draw and foresight; -1: missing
+    int choose_from = 1;
+    bool optional = false;
+    bool who_actor = false;
+    bool to_discard = false;
+    bool to_choice = false;
+};
+
+enum TriggerOn : int { ON_EVENT, ON_TREASURE, ON_USE };
+enum Targets : int { T_ANY, T_OWN, T_OTHER };
+
+struct TriggerSpec {
+    int on = ON_EVENT;
+    int max_printed = ANY;
+    bool uses_play = true, uses_crash = false;  // default: plays only
+    bool has_types = false;
+    uint32_t types = 0;  // bit per Hijinks type
+    int targets = T_ANY;
+    bool needs_spare = false;
+};
+
+// A Hijinks card kind, an event or a dragon's innate ability.
+struct Ability {
+    bool present = false;
+    std::string name;
+    bool crash = false;
+    int type = 0;
+    TriggerSpec trigger;
+    // ops[dragon]: the effect list for a user of that dragon (its affinity's bonus applied)
+    std::vector<std::vector<Op>> ops;
+};
+
+struct Dragon {
+    std::string name;
+    int affinity = 0;
+    int ready_type = 0;
+};
+
+// Everything the engine needs to know about the card set, indexed by card kind: treasures, then
+// events, then Hijinks cards. Abilities are indexed by *ability reference*: a card kind, or
+// n_kinds + 2 * dragon + (0 play | 1 crash) for the innate abilities.
+struct CardTables {
+    int n_treasures = 0, n_events = 0, n_hijinks = 0, n_kinds = 0;
+    int first_event = 0, first_hijinks = 0;
+    int starting_treasure = 0;
+    std::vector<std::string> names;
+    std::vector<int> copies, value;
+    std::vector<int> affinity;  // kind -> affinity index, -1 for none
+    std::vector<Ability> abilities;
+    std::vector<Dragon> dragons;
+    std::vector<std::vector<int>> worth;  // worth[dragon][kind]: value in that dragon's hoard
+    int total_cards = 0;
+
+    // the shared action space (engine.ActionLayout)
+    int END = 0, PLAY = 1, INNATE_PLAY = 0, INNATE_CRASH = 0, DISCARD = 0, SEAT = 0, TREASURE = 0,
+        OPTION = 0, n_actions = 0;
+
+    // Checks the sizes and ranges that the engine relies on and builds the derived tables.
+    void finish();
+
+    bool is_treasure(int k) const { return k >= 0 && k < n_treasures; }
+    bool is_event(int k) const { return k >= first_event && k < first_hijinks; }
+    bool is_hijinks(int k) const { return k >= first_hijinks && k < n_kinds; }
+    int innate(int dragon, bool crash) const { return n_kinds + 2 * dragon + (crash ? 1 : 0); }
+    bool is_innate(int ref) const { return ref >= n_kinds; }
+    int n_refs() const { return n_kinds + 2 * static_cast<int>(dragons.size()); }
+    const Ability& ability(int ref) const;
+    const std::vector<Op>& ops(int ref, int dragon) const;
+};
+
+}  // namespace havok

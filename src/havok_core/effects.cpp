@@ -1,0 +1,729 @@
+// The effect primitives that card data is written in (havok_env/effects.py's design): each
+// returns DONE, WAIT (after asking a question) or CONTINUE (after pushing a frame to resolve
+// first). Targeted primitives choose their targets first; for a card or ability that happens
+// before the crash window opens on it. ``fi`` is the index of the frame resolving the effect.
+#include <algorithm>
+#include <set>
+
+#include "engine.hpp"
+
+namespace havok {
+
+namespace {
+std::vector<int> sorted_set(const Cards& cards) {
+    std::set<int> s(cards.begin(), cards.end());
+    return {s.begin(), s.end()};
+}
+}  // namespace
+
+Frame& Game::crashed(int fi) { return frame(frame(fi).crashed); }
+
+// -- target selection ------------------------------------------------------------------------
+
+std::vector<int> Game::victims(int you, int actor, int sel) const {
+    const int n = s_.n;
+    if (sel == V_YOU) return {you};
+    if (sel == V_RIGHT) return {(you - 1 + n) % n};
+    std::vector<int> opponents;
+    for (int i = 1; i < n; ++i) opponents.push_back((actor + i) % n);
+    if (sel == V_RICHER) {
+        int mine = score(actor);
+        std::vector<int> out;
+        for (int p : opponents)
+            if (score(p) > mine) out.push_back(p);
+        return out;
+    }
+    if (sel == V_RICHEST) {
+        int best = score(opponents[0]);
+        for (int p : opponents) best = std::max(best, score(p));
+        std::vector<int> out;
+        for (int p : opponents)
+            if (score(p) == best) out.push_back(p);
+        return out;
+    }
+    return opponents;
+}
+
+int Game::thief(int you, const Op& op) const { return op.thief_right ? (you - 1 + s_.n) % s_.n : you; }
+
+std::vector<int> Game::eligible(int owner, int max_value, const Cards& exclude) const {
+    Cards hoard = s_.hoards.at(owner);
+    for (int k : exclude) {
+        auto it = std::find(hoard.begin(), hoard.end(), k);
+        if (it != hoard.end()) hoard.erase(it);
+    }
+    const std::vector<int>& v = cards_->worth[s_.dragons[owner]];
+    std::set<int> out;
+    for (int k : hoard)
+        if (v[k] <= max_value) out.insert(k);
+    return {out.begin(), out.end()};
+}
+
+bool Game::has_eligible(int owner, int max_value) const {
+    const std::vector<int>& v = cards_->worth[s_.dragons[owner]];
+    for (int k : s_.hoards.at(owner))
+        if (v[k] <= max_value) return true;
+    return false;
+}
+
+std::vector<int> Game::gives(int you, const Op& op) const {
+    const Cards& hoard = s_.hoards.at(you);
+    if (hoard.empty()) return {};
+    if (op.give_lowest) {
+        int low = worth(you, hoard[0]);
+        for (int k : hoard) low = std::min(low, worth(you, k));
+        std::set<int> out;
+        for (int k : hoard)
+            if (worth(you, k) == low) out.insert(k);
+        return {out.begin(), out.end()};
+    }
+    return sorted_set(hoard);
+}
+
+std::vector<int> Game::trade_takes(int you, int victim, const Op& op) const {
+    std::vector<int> g = gives(you, op);
+    if (g.empty()) return {};
+    std::vector<int> takes = eligible(victim, op.max_value);
+    if (op.has_max_gain) {
+        int best = worth(you, g[0]);
+        for (int k : g) best = std::max(best, worth(you, k));
+        best += op.max_gain;
+        std::vector<int> out;
+        for (int k : takes)
+            if (worth(victim, k) <= best) out.push_back(k);
+        return out;
+    }
+    return takes;
+}
+
+// Victim seats that have something this steal/break/trade could take (only the first if ``first``).
+std::vector<int> Game::candidates(int you, const Op& op, bool first) const {
+    bool is_trade = op.code == OP_TRADE;
+    int actor = op.code == OP_STEAL ? thief(you, op) : you;
+    std::vector<int> out;
+    for (int v : victims(you, actor, op.victim)) {
+        bool ok = is_trade ? !trade_takes(you, v, op).empty() : has_eligible(v, op.max_value);
+        if (ok) {
+            out.push_back(v);
+            if (first) break;
+        }
+    }
+    return out;
+}
+
+static std::vector<int> treasure_actions(const CardTables& cs, const std::vector<int>& kinds) {
+    std::vector<int> out;
+    out.reserve(kinds.size() + 1);
+    for (int k : kinds) out.push_back(cs.TREASURE + k);
+    return out;
+}
+
+// Steal, break and trade: a victim seat, then treasure(s), then (trade) the treasure given.
+int Game::choose_hoard_target(int fi, const Op& op) {
+    if (frame(fi).t.done) return DONE;
+    int a = take_answer(fi);
+    Frame& fr = frame(fi);
+    Chosen& t = fr.t;
+    const int you = fr.you;
+    const int purpose_from = op.code == OP_STEAL ? P_STEAL_FROM : op.code == OP_BREAK ? P_BREAK_FROM : P_TRADE_FROM;
+    int actor = op.code == OP_STEAL ? thief(you, op) : you;
+    Context ctx;
+    ctx.ability = fr.ability;
+    ctx.actor = actor;
+    if (t.victim == ABSENT) {
+        if (a == ABSENT) {
+            std::vector<int> cands = candidates(you, op, false);
+            if (cands.empty()) {
+                t.done = true;
+                t.victim = NONE;
+                t.has_picks = true;
+                t.picks.clear();
+                t.actor = actor;
+                return DONE;
+            }
+            std::vector<int> choices;
+            for (int v : cands) choices.push_back(seat_action(actor, v));
+            return ask(actor, K_TARGET_SEAT, std::move(choices), purpose_from, std::move(ctx));
+        }
+        t.victim = seat_from_action(actor, a);
+        t.actor = actor;
+        t.has_picks = true;
+        t.picks.clear();
+        a = ABSENT;
+    }
+    const int victim = t.victim;
+    if (victim < 0 || victim >= s_.n) throw CoreError("bad target seat");
+    ctx.target = victim;
+    ctx.has_picks = true;
+    ctx.picks = t.picks;
+    if (op.code == OP_TRADE) {
+        if (t.picks.empty()) {
+            if (a == ABSENT) {
+                std::vector<int> takes = trade_takes(you, victim, op);
+                return ask(actor, K_TARGET_TREASURE, treasure_actions(*cards_, takes), P_TRADE_TAKE, std::move(ctx));
+            }
+            t.picks.push_back(treasure_of(a));
+            ctx.picks = t.picks;
+            a = ABSENT;
+        }
+        if (t.give == ABSENT) {
+            if (a == ABSENT) {
+                // the taken treasure's worth minus max_gain (ANY when there is none): Python ints
+                // do not overflow, so neither may this
+                long long want = static_cast<long long>(worth(victim, t.picks[0])) - (op.has_max_gain ? op.max_gain : ANY);
+                std::vector<int> g;
+                for (int k : gives(you, op))
+                    if (worth(you, k) >= want) g.push_back(k);
+                return ask(actor, K_TARGET_TREASURE, treasure_actions(*cards_, g), P_TRADE_GIVE, std::move(ctx));
+            }
+            t.give = treasure_of(a);
+        }
+        t.done = true;
+        return DONE;
+    }
+    if (a != ABSENT) {
+        if (a == cards_->END) {
+            t.done = true;
+            return DONE;
+        }
+        t.picks.push_back(treasure_of(a));
+        ctx.picks = t.picks;
+    }
+    if (static_cast<int>(t.picks.size()) < op.count) {
+        std::vector<int> opts = eligible(victim, op.max_value, t.picks);
+        if (!opts.empty()) {
+            std::vector<int> choices;
+            if (!t.picks.empty()) choices.push_back(cards_->END);
+            for (int k : opts) choices.push_back(cards_->TREASURE + k);
+            int purpose = op.code == OP_STEAL ? P_STEAL_PICK : P_BREAK_PICK;
+            return ask(actor, K_TARGET_TREASURE, std::move(choices), purpose, std::move(ctx));
+        }
+    }
+    t.done = true;
+    return DONE;
+}
+
+int Game::choose_salvage(int fi, const Op& op) {
+    if (frame(fi).t.done) return DONE;
+    int a = take_answer(fi);
+    Frame& fr = frame(fi);
+    if (a != ABSENT) {
+        fr.t.done = true;
+        fr.t.has_picks = true;
+        fr.t.picks = {treasure_of(a)};
+        return DONE;
+    }
+    std::set<int> opts;
+    const Cards& trash = s_.trash;
+    if (op.pick_best) {
+        int best = -1;
+        for (int k : trash) best = std::max(best, cards_->value[k]);
+        for (int k : trash)
+            if (cards_->value[k] == best) opts.insert(k);
+    } else {
+        for (int k : trash)
+            if (cards_->value[k] <= op.max_value) opts.insert(k);
+    }
+    if (opts.empty()) {
+        fr.t.done = true;
+        fr.t.has_picks = true;
+        fr.t.picks.clear();
+        return DONE;
+    }
+    Context ctx;
+    ctx.ability = fr.ability;
+    ctx.actor = fr.you;
+    return ask(fr.you, K_TARGET_TREASURE, treasure_actions(*cards_, {opts.begin(), opts.end()}),
+               P_SALVAGE_PICK, std::move(ctx));
+}
+
+// Counteroffer: the replacement treasure, any of yours not already targeted.
+int Game::choose_swap(int fi, const Op&) {
+    if (frame(fi).t.done) return DONE;
+    int a = take_answer(fi);
+    Frame& fr = frame(fi);
+    if (a != ABSENT) {
+        fr.t.done = true;
+        fr.t.swap = treasure_of(a);
+        return DONE;
+    }
+    const int you = fr.you;
+    const Cards picks = crashed(fi).t.picks;
+    std::vector<int> opts;
+    for (int k : sorted_set(s_.hoards.at(you)))
+        if (!contains(picks, k)) opts.push_back(k);
+    Context ctx;
+    ctx.ability = fr.ability;
+    ctx.actor = you;
+    return ask(you, K_TARGET_TREASURE, treasure_actions(*cards_, opts), P_SWAP_PICK, std::move(ctx));
+}
+
+int Game::choose_redirect(int fi, const Op& op) {
+    if (frame(fi).t.done) return DONE;
+    const int flipper = crashed(fi).flipper;
+    const int n = s_.n;
+    Frame& fr = frame(fi);
+    if (!op.to_choice) {
+        fr.t.done = true;
+        fr.t.seat = (flipper + 1) % n;
+        return DONE;
+    }
+    int a = take_answer(fi);
+    const int you = fr.you;
+    if (a != ABSENT) {
+        fr.t.done = true;
+        fr.t.seat = seat_from_action(you, a);
+        return DONE;
+    }
+    std::vector<int> seats;
+    for (int p = 0; p < n; ++p)
+        if (p != flipper) seats.push_back(seat_action(you, p));
+    Context ctx;
+    ctx.ability = fr.ability;
+    ctx.actor = you;
+    return ask(you, K_TARGET_SEAT, std::move(seats), P_REDIRECT_TO, std::move(ctx));
+}
+
+bool Game::is_targeted(int code) {
+    return code == OP_STEAL || code == OP_BREAK || code == OP_TRADE || code == OP_SALVAGE ||
+           code == OP_SWAP_TARGET || code == OP_REDIRECT_EVENT;
+}
+
+int Game::choose(int fi, const Op& op) {
+    switch (op.code) {
+        case OP_SALVAGE: return choose_salvage(fi, op);
+        case OP_SWAP_TARGET: return choose_swap(fi, op);
+        case OP_REDIRECT_EVENT: return choose_redirect(fi, op);
+        default: return choose_hoard_target(fi, op);
+    }
+}
+
+// -- the primitives --------------------------------------------------------------------------
+
+int Game::primitive(int fi, const Op& op) {
+    const int you = frame(fi).you;
+    switch (op.code) {
+        case OP_STEAL: return steal(fi, op);
+        case OP_BREAK: return break_(fi, op);
+        case OP_TRADE: return trade(fi, op);
+        case OP_SALVAGE: return salvage(fi, op);
+        case OP_PASS_LEFT: return pass_left(fi, op);
+        case OP_DRAW:
+            draw(you, op.n);
+            return DONE;
+        case OP_DISCARD_HAND: {
+            Cards& hand = s_.hands[you];
+            s_.discard.insert(s_.discard.end(), hand.begin(), hand.end());
+            hand.clear();
+            return DONE;
+        }
+        case OP_FLIP: return flip(fi, op);
+        case OP_FORESIGHT: return foresight(fi, op);
+        case OP_RECALL: return recall(fi, op);
+        case OP_EXTRA_PLAY:
+            s_.card_limit[you] += 1;
+            return DONE;
+        case OP_TIRE: {
+            int who = op.who_actor ? crashed(fi).user : you;
+            if (who < 0 || who >= s_.n) throw CoreError("bad seat");
+            s_.ready[who] = false;
+            if (logging()) say(seat_name(who) + "'s dragon is tired");
+            return DONE;
+        }
+        case OP_READY:
+            s_.ready[you] = true;
+            if (logging()) say(seat_name(you) + "'s dragon is ready");
+            return DONE;
+        case OP_RESTRICT:
+            s_.restricted[you] = true;
+            return DONE;
+        case OP_BREAK_LOWEST_ALL: return break_lowest_all(fi, op);
+        case OP_TRIBUTE: return tribute(fi, op);
+        case OP_TREASURE_MAP: return treasure_map(fi, op);
+        case OP_CANCEL: {
+            Frame& target = crashed(fi);
+            target.canceled = true;
+            if (op.to_discard) target.to_discard = true;
+            frame(fi).ok = true;
+            return DONE;
+        }
+        case OP_NULLIFY:
+            crashed(fi).nullified = true;
+            frame(fi).ok = true;
+            return DONE;
+        case OP_REDIRECT_EVENT: return redirect_event(fi, op);
+        case OP_REDIRECT_TREASURE:
+            crashed(fi).to = you;
+            frame(fi).ok = true;
+            return DONE;
+        case OP_DIVERT_BREAK:
+            crashed(fi).divert = you;
+            frame(fi).ok = true;
+            return DONE;
+        case OP_SWAP_TARGET: return swap_target(fi, op);
+        default: throw CoreError("bad effect primitive");
+    }
+}
+
+int Game::steal(int fi, const Op& op) {
+    int r = choose_hoard_target(fi, op);
+    if (r != DONE) return r;
+    const Chosen t = frame(fi).t;
+    for (int k : t.picks)
+        if (move_treasure(t.victim, k, t.actor)) frame(fi).ok = true;
+    return DONE;
+}
+
+int Game::break_(int fi, const Op& op) {
+    int r = choose_hoard_target(fi, op);
+    if (r != DONE) return r;
+    const Chosen t = frame(fi).t;
+    for (int k : t.picks) {
+        if (!contains(s_.hoards.at(t.victim), k)) continue;
+        if (frame(fi).divert != ABSENT) {  // Scavenge
+            move_treasure(t.victim, k, frame(fi).divert);
+        } else {
+            remove_one(s_.hoards[t.victim], k, "hoard");
+            s_.trash.push_back(k);
+            if (logging()) say(seat_name(t.victim) + "'s " + card_name(k) + " is broken");
+            frame(fi).ok = true;
+        }
+    }
+    return DONE;
+}
+
+int Game::trade(int fi, const Op& op) {
+    int r = choose_hoard_target(fi, op);
+    if (r != DONE) return r;
+    const Chosen t = frame(fi).t;
+    if (!t.picks.empty() && contains(s_.hoards.at(t.victim), t.picks[0]) && t.give != ABSENT &&
+        contains(s_.hoards.at(t.actor), t.give)) {
+        move_treasure(t.victim, t.picks[0], t.actor);
+        move_treasure(t.actor, t.give, t.victim);
+        frame(fi).ok = true;
+    }
+    return DONE;
+}
+
+int Game::salvage(int fi, const Op& op) {
+    int r = choose_salvage(fi, op);
+    if (r != DONE) return r;
+    const Cards picks = frame(fi).t.picks;
+    const int you = frame(fi).you;
+    if (!picks.empty() && contains(s_.trash, picks[0])) {
+        remove_one(s_.trash, picks[0], "trash heap");
+        s_.hoards[you].push_back(picks[0]);
+        if (logging()) say(seat_name(you) + " takes " + card_name(picks[0]) + " from the trash heap");
+        frame(fi).ok = true;
+    } else if (picks.empty() && op.else_draw) {
+        draw(you, op.else_draw);
+    }
+    return DONE;
+}
+
+// Flip and resolve the top Havok card (or, with choose_from, flip several and resolve one of
+// them, the others going to the bottom).
+int Game::flip(int fi, const Op& op) {
+    if (frame(fi).o.pushed) return DONE;
+    int a = take_answer(fi);
+    const int you = frame(fi).you;
+    Context ctx;
+    ctx.ability = frame(fi).ability;
+    ctx.actor = you;
+    if (!frame(fi).o.has_shown) {
+        if (op.optional) {
+            if (s_.havok.empty()) return DONE;
+            if (a == ABSENT)
+                return ask(you, K_OPTION, {cards_->END, cards_->OPTION}, P_FLIP_OR_NOT, std::move(ctx));
+            if (a == cards_->END) return DONE;
+            a = ABSENT;
+        }
+        if (s_.havok.empty()) {
+            end("havok_empty");
+            return CONTINUE;
+        }
+        int count = std::min(op.choose_from, static_cast<int>(s_.havok.size()));
+        Cards shown;
+        for (int i = 0; i < count; ++i) shown.push_back(flip_top());
+        frame(fi).o.shown = shown;
+        frame(fi).o.has_shown = true;
+    }
+    const Cards shown = frame(fi).o.shown;
+    if (shown.empty()) throw CoreError("a flip shows no card");
+    if (sorted_set(shown).size() > 1 && a == ABSENT) {  // copies of one card are one choice
+        std::vector<int> options;
+        for (size_t i = 0; i < shown.size(); ++i)
+            if (std::find(shown.begin(), shown.begin() + i, shown[i]) == shown.begin() + i)
+                options.push_back(cards_->OPTION + static_cast<int>(i));
+        ctx.has_shown = true;
+        ctx.shown = shown;
+        return ask(you, K_OPTION, std::move(options), P_RESOLVE_WHICH, std::move(ctx));
+    }
+    int i = a != ABSENT ? a - cards_->OPTION : 0;
+    if (i < 0 || i >= static_cast<int>(shown.size())) throw CoreError("bad option");
+    int pick = shown[i];
+    Cards rest = shown;
+    remove_one(rest, pick, "shown cards");
+    for (int k : rest) {
+        remove_one(s_.in_play, k, "cards in play");
+        s_.havok.push_back(k);
+        if (logging()) say(card_name(k) + " goes to the bottom of the Havok deck");
+    }
+    frame(fi).o.pushed = true;
+    push_havok(pick, you);
+    return CONTINUE;
+}
+
+int Game::foresight(int fi, const Op& op) {
+    const int you = frame(fi).you;
+    int a = take_answer(fi);
+    Cards top(s_.havok.begin(), s_.havok.begin() + std::min<size_t>(op.n, s_.havok.size()));
+    if (a == ABSENT) {
+        s_.known[you] = top;
+        std::vector<int> choices{cards_->END};
+        for (size_t i = 0; i < top.size(); ++i) choices.push_back(cards_->OPTION + static_cast<int>(i));
+        Context ctx;
+        ctx.ability = frame(fi).ability;
+        ctx.actor = you;
+        ctx.has_shown = true;
+        ctx.shown = top;
+        return ask(you, K_OPTION, std::move(choices), P_BOTTOM, std::move(ctx));
+    }
+    if (a != cards_->END && s_.havok.size() > 1) {
+        int i = a - cards_->OPTION;
+        if (i < 0 || i >= static_cast<int>(s_.havok.size())) throw CoreError("bad option");
+        int k = s_.havok[i];
+        s_.havok.erase(s_.havok.begin() + i);
+        s_.havok.push_back(k);
+        for (int p = 0; p < s_.n; ++p)  // the others saw a card go to the bottom, not which
+            if (p != you) s_.known[p].clear();
+        Cards kept;
+        for (size_t j = 0; j < top.size(); ++j)
+            if (static_cast<int>(j) != i) kept.push_back(top[j]);
+        s_.known[you] = kept;
+        if (logging()) say(seat_name(you) + " puts one of the top Havok cards on the bottom");
+    }
+    return DONE;
+}
+
+int Game::recall(int fi, const Op&) {
+    const int you = frame(fi).you;
+    int a = take_answer(fi);
+    if (a == ABSENT) {
+        std::vector<int> kinds = sorted_set(s_.discard);
+        if (kinds.empty()) return DONE;
+        std::vector<int> choices;
+        for (int k : kinds) choices.push_back(card_action(k));
+        Context ctx;
+        ctx.ability = frame(fi).ability;
+        ctx.actor = you;
+        return ask(you, K_CHOOSE_CARD, std::move(choices), P_RECALL_PICK, std::move(ctx));
+    }
+    int k = card_of(a);
+    remove_one(s_.discard, k, "discard pile");
+    s_.hands[you].push_back(k);
+    if (logging()) say(seat_name(you) + " takes " + card_name(k) + " from the discard pile");
+    return DONE;
+}
+
+// Every dragon (in turn order from you) chooses a treasure; then all pass at once.
+int Game::pass_left(int fi, const Op& op) {
+    const int you = frame(fi).you;
+    const int n = s_.n;
+    Scratch& o0 = frame(fi).o;
+    o0.has_chosen = true;  // hidden until everyone has chosen
+    int a = take_answer(fi);
+    Scratch& o = frame(fi).o;
+    if (a != ABSENT) {
+        if (o.asking < 0 || o.asking >= n) throw CoreError("bad pass");
+        o.chosen.emplace_back(o.asking, treasure_of(a));
+    }
+    for (int i = 0; i < n; ++i) {
+        if (i == 0 && op.skip_you) continue;
+        int p = (you + i) % n;
+        bool done = false;
+        for (const auto& c : o.chosen) done = done || c.first == p;
+        if (!done && !s_.hoards[p].empty()) {
+            o.asking = p;
+            Context ctx;
+            ctx.ability = frame(fi).ability;
+            ctx.actor = you;
+            return ask(p, K_TARGET_TREASURE, treasure_actions(*cards_, sorted_set(s_.hoards[p])),
+                       P_PASS_PICK, std::move(ctx));
+        }
+    }
+    const auto chosen = o.chosen;
+    for (const auto& [p, k] : chosen) {
+        if (p < 0 || p >= n) throw CoreError("bad pass");
+        remove_one(s_.hoards[p], k, "hoard");
+    }
+    for (const auto& [p, k] : chosen) {
+        s_.hoards[(p + 1) % n].push_back(k);
+        if (logging()) say(seat_name(p) + " passes " + card_name(k) + " to " + seat_name((p + 1) % n));
+    }
+    return DONE;
+}
+
+int Game::break_lowest_all(int fi, const Op&) {
+    const int you = frame(fi).you;
+    const int n = s_.n;
+    int a = take_answer(fi);
+    int i = frame(fi).o.i == ABSENT ? 0 : frame(fi).o.i;
+    if (i < 0) throw CoreError("bad raid");
+    for (; i < n; ++i) {
+        int p = (you + i) % n;
+        Cards& hoard = s_.hoards[p];
+        if (hoard.empty()) continue;
+        int low = worth(p, hoard[0]);
+        for (int k : hoard) low = std::min(low, worth(p, k));
+        std::set<int> lowest;
+        for (int k : hoard)
+            if (worth(p, k) == low) lowest.insert(k);
+        if (a == ABSENT && lowest.size() > 1) {
+            frame(fi).o.i = i;
+            Context ctx;
+            ctx.ability = frame(fi).ability;
+            ctx.actor = you;
+            return ask(p, K_TARGET_TREASURE, treasure_actions(*cards_, {lowest.begin(), lowest.end()}),
+                       P_RAID_PICK, std::move(ctx));
+        }
+        int k = a != ABSENT ? treasure_of(a) : *lowest.begin();
+        a = ABSENT;
+        remove_one(hoard, k, "hoard");
+        s_.trash.push_back(k);
+        if (logging()) say(seat_name(p) + "'s " + card_name(k) + " is broken");
+    }
+    return DONE;
+}
+
+int Game::tribute(int fi, const Op&) {
+    const int you = frame(fi).you;
+    const int n = s_.n;
+    std::vector<int> sc = scores();
+    int hi = *std::max_element(sc.begin(), sc.end()), lo = *std::min_element(sc.begin(), sc.end());
+    if (hi == lo) return DONE;
+    int giver = -1, taker = -1;
+    for (int i = 0; i < n; ++i) {
+        int p = (you + i) % n;
+        if (giver < 0 && sc[p] == hi) giver = p;
+        if (taker < 0 && sc[p] == lo) taker = p;
+    }
+    int a = take_answer(fi);
+    if (a == ABSENT) {
+        Context ctx;
+        ctx.ability = frame(fi).ability;
+        ctx.actor = you;
+        ctx.target = taker;
+        return ask(giver, K_TARGET_TREASURE, treasure_actions(*cards_, sorted_set(s_.hoards[giver])),
+                   P_TRIBUTE_PICK, std::move(ctx));
+    }
+    move_treasure(giver, treasure_of(a), taker);
+    return DONE;
+}
+
+int Game::treasure_map(int fi, const Op&) {
+    const int you = frame(fi).you;
+    Cards revealed;
+    int found = NONE;
+    while (!s_.havok.empty()) {
+        int k = flip_top();
+        if (logging()) say("Treasure Map reveals " + card_name(k));
+        if (cards_->is_treasure(k)) {
+            found = k;
+            break;
+        }
+        revealed.push_back(k);
+    }
+    for (int k : revealed) {
+        remove_one(s_.in_play, k, "cards in play");
+        s_.havok.push_back(k);
+    }
+    if (found != NONE) {
+        remove_one(s_.in_play, found, "cards in play");
+        s_.hoards[you].push_back(found);
+    }
+    return DONE;
+}
+
+int Game::redirect_event(int fi, const Op& op) {
+    choose_redirect(fi, op);
+    int seat = frame(fi).t.seat;
+    if (seat < 0 || seat >= s_.n) throw CoreError("bad redirect");
+    crashed(fi).you = seat;
+    if (logging()) say("the event now resolves for " + seat_name(seat));
+    frame(fi).ok = true;
+    return DONE;
+}
+
+int Game::swap_target(int fi, const Op& op) {
+    int r = choose_swap(fi, op);
+    if (r != DONE) return r;
+    const int you = frame(fi).you;
+    const int swap = frame(fi).t.swap;
+    Cards& picks = crashed(fi).t.picks;
+    int best = -1;
+    for (size_t i = 0; i < picks.size(); ++i)
+        if (contains(s_.hoards[you], picks[i]) && (best < 0 || worth(you, picks[i]) > worth(you, picks[best])))
+            best = static_cast<int>(i);
+    if (best >= 0) {
+        picks[best] = swap;
+        frame(fi).ok = true;
+    }
+    return DONE;
+}
+
+// -- may it be used, would it change anything ------------------------------------------------
+
+bool Game::is_conditional(int code) {
+    return code == OP_STEAL || code == OP_BREAK || code == OP_TRADE || code == OP_SALVAGE ||
+           code == OP_FLIP || code == OP_FORESIGHT || code == OP_RECALL;
+}
+
+// May a card or ability with this primitive be used now (a legal target exists)?
+bool Game::op_usable(int you, const Op& op) const {
+    switch (op.code) {
+        case OP_STEAL: case OP_BREAK: case OP_TRADE: return !candidates(you, op, true).empty();
+        case OP_SALVAGE:
+            for (int k : s_.trash)
+                if (cards_->value[k] <= op.max_value) return true;
+            return false;
+        case OP_FLIP: case OP_FORESIGHT: return op.optional || !s_.havok.empty();
+        case OP_RECALL: return !s_.discard.empty();
+        default: return true;
+    }
+}
+
+// Would this primitive change anything if it resolved for ``you`` now? (Ruling 24.)
+bool Game::has_effect(int you, const Op& op) const {
+    const int n = s_.n;
+    switch (op.code) {
+        case OP_STEAL: case OP_BREAK: case OP_TRADE: return !candidates(you, op, true).empty();
+        case OP_DRAW: return !s_.hijinks.empty() || !s_.discard.empty();
+        case OP_SALVAGE:
+            return op_usable(you, op) || (op.else_draw && (!s_.hijinks.empty() || !s_.discard.empty()));
+        case OP_DISCARD_HAND: return !s_.hands[you].empty();
+        case OP_TIRE: return s_.ready[you];
+        case OP_READY: return !s_.ready[you];
+        case OP_RESTRICT: return !s_.restricted[you];
+        case OP_BREAK_LOWEST_ALL:
+            for (int p = 0; p < n; ++p)
+                if (!s_.hoards[p].empty()) return true;
+            return false;
+        case OP_PASS_LEFT:
+            for (int i = 0; i < n; ++i)
+                if (!(i == 0 && op.skip_you) && !s_.hoards[(you + i) % n].empty()) return true;
+            return false;
+        case OP_TRIBUTE: {
+            std::vector<int> sc = scores();
+            return *std::max_element(sc.begin(), sc.end()) != *std::min_element(sc.begin(), sc.end());
+        }
+        case OP_TREASURE_MAP:  // revealed events go back to the bottom in the order they came
+            for (int k : s_.havok)
+                if (cards_->is_treasure(k)) return true;
+            return false;
+        case OP_FORESIGHT: case OP_RECALL: return op_usable(you, op);
+        default: return true;  // flip (a mandatory flip on an empty deck ends the game), crash effects
+    }
+}
+
+}  // namespace havok

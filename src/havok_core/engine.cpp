@@ -1,0 +1,747 @@
+// The decision machine: turns, Havok flips, uses of cards and abilities, crash windows.
+// Every function mirrors the Python engine's of the same name (havok_env/engine.py at the time
+// of the port), so that games are the same byte for byte; docs/rules.md has the rulings.
+#include "engine.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace havok {
+
+const char* const DECISION_KINDS[6] = {"main", "crash", "target_seat", "target_treasure",
+                                       "choose_card", "option"};
+const char* const PURPOSES[N_PURPOSES] = {
+    "main", "crash", "steal_from", "steal_pick", "break_from", "break_pick", "trade_from",
+    "trade_take", "trade_give", "salvage_pick", "swap_pick", "redirect_to", "flip_or_not",
+    "resolve_which", "bottom", "recall_pick", "pass_pick", "raid_pick", "tribute_pick"};
+
+Game::Game(std::shared_ptr<const CardTables> cards, int n, std::vector<int> dragons, uint64_t seed,
+           bool log, bool run)
+    : cards_(std::move(cards)) {
+    const int nd = static_cast<int>(cards_->dragons.size());
+    if (n < 2 || n > MAX_PLAYERS || static_cast<int>(dragons.size()) != n)
+        throw CoreError("num_players must be 2, 3 or 4");
+    s_.n = n;
+    s_.rng = seed;
+    s_.has_log = log;
+    std::vector<int> free;
+    for (int d = 0; d < nd; ++d)
+        if (std::find(dragons.begin(), dragons.end(), d) == dragons.end()) free.push_back(d);
+    for (int seat = 0; seat < n; ++seat) {
+        if (dragons[seat] >= nd) throw CoreError("no such dragon");
+        if (dragons[seat] < 0) {
+            int i = s_.rand_below(static_cast<int>(free.size()));
+            dragons[seat] = free[i];
+            free.erase(free.begin() + i);
+        }
+    }
+    s_.dragons = dragons;
+    for (int p = 0; p < n; ++p) s_.ready[p] = true, s_.card_limit[p] = 1;
+    setup(run);
+}
+
+Game::Game(std::shared_ptr<const CardTables> cards, State state, bool run)
+    : cards_(std::move(cards)), s_(std::move(state)) {
+    check_state();
+    if (!run) return;
+    check_cards();
+    s_.has_pending = false;  // re-derived from the stack, so that edited positions stay legal
+    if (!s_.has_result) advance();
+}
+
+void Game::setup(bool run) {
+    const CardTables& cs = *cards_;
+    Cards havok;
+    for (int k = 0; k < cs.first_hijinks; ++k)
+        for (int c = 0; c < cs.copies[k]; ++c) havok.push_back(k);
+    for (int p = 0; p < s_.n; ++p) {
+        remove_one(havok, cs.starting_treasure, "Havok deck");
+        s_.hoards[p].push_back(cs.starting_treasure);
+    }
+    s_.shuffle(havok);
+    s_.havok = havok;
+    for (int k = cs.first_hijinks; k < cs.n_kinds; ++k)
+        for (int c = 0; c < cs.copies[k]; ++c) s_.hijinks.push_back(k);
+    s_.shuffle(s_.hijinks);
+    for (int i = 0; i < HAND_SIZE; ++i)
+        for (int p = 0; p < s_.n; ++p) {
+            s_.hands[p].push_back(s_.hijinks.front());
+            s_.hijinks.erase(s_.hijinks.begin());
+        }
+    s_.current = s_.rand_below(s_.n);
+    s_.stack.push_back(Frame{});  // a turn, at its start
+    if (run) advance();
+}
+
+// -- queries ---------------------------------------------------------------------------------
+
+int Game::score(int seat) const {
+    const std::vector<int>& v = cards_->worth[s_.dragons[seat]];
+    int total = 0;
+    for (int k : s_.hoards[seat]) total += v[k];
+    return total;
+}
+
+std::vector<int> Game::scores() const {
+    std::vector<int> out(s_.n);
+    for (int p = 0; p < s_.n; ++p) out[p] = score(p);
+    return out;
+}
+
+bool Game::is_legal(int action) const {
+    if (!s_.has_pending) return false;
+    const auto& c = s_.pending.choices;
+    return std::find(c.begin(), c.end(), action) != c.end();
+}
+
+Frame& Game::frame(int index) {
+    if (index < 0 || index >= static_cast<int>(s_.stack.size())) throw CoreError("no such frame");
+    return s_.stack[index];
+}
+
+const Frame& Game::frame(int index) const {
+    if (index < 0 || index >= static_cast<int>(s_.stack.size())) throw CoreError("no such frame");
+    return s_.stack[index];
+}
+
+int Game::seat_from_action(int decider, int action) const {
+    if (action < cards_->SEAT || action >= cards_->TREASURE) throw CoreError("not a seat action");
+    return (decider + action - cards_->SEAT) % s_.n;
+}
+
+int Game::treasure_of(int action) const {
+    int k = action - cards_->TREASURE;
+    if (!cards_->is_treasure(k)) throw CoreError("not a treasure action");
+    return k;
+}
+
+int Game::card_of(int action) const {
+    int k = action - cards_->PLAY + cards_->first_hijinks;
+    if (!cards_->is_hijinks(k)) throw CoreError("not a Hijinks card action");
+    return k;
+}
+
+void Game::remove_one(Cards& pile, int kind, const char* where) {
+    auto it = std::find(pile.begin(), pile.end(), kind);
+    if (it == pile.end()) throw CoreError(std::string("a card is missing from the ") + where);
+    pile.erase(it);
+}
+
+bool Game::contains(const Cards& pile, int kind) {
+    return std::find(pile.begin(), pile.end(), kind) != pile.end();
+}
+
+int Game::take_answer(int fi) {
+    Frame& fr = frame(fi);
+    int a = fr.a;
+    fr.a = ABSENT;
+    return a;
+}
+
+// -- helpers used by the effect primitives ---------------------------------------------------
+
+int Game::ask(int player, int kind, std::vector<int> choices, int purpose, Context ctx) {
+    s_.has_pending = true;
+    s_.pending.player = player;
+    s_.pending.kind = kind;
+    s_.pending.purpose = purpose;
+    s_.pending.choices = std::move(choices);
+    s_.pending.context = std::move(ctx);
+    return WAIT;
+}
+
+void Game::say(const std::string& text) {
+    if (s_.has_log) s_.log.push_back(text);
+}
+
+void Game::end(const std::string& reason) {
+    std::vector<int> sc = scores();
+    int best = *std::max_element(sc.begin(), sc.end());
+    s_.result.winners.clear();
+    for (int p = 0; p < s_.n; ++p)
+        if (sc[p] == best) s_.result.winners.push_back(p);
+    s_.result.reason = reason;
+    s_.result.scores = sc;
+    s_.has_result = true;
+    s_.has_pending = false;
+    if (logging()) {
+        std::string text = "game over (" + reason + "): scores [";
+        for (int p = 0; p < s_.n; ++p) text += (p ? ", " : "") + std::to_string(sc[p]);
+        say(text + "]");
+    }
+}
+
+int Game::flip_top() {
+    if (s_.havok.empty()) throw CoreError("flip from an empty Havok deck");
+    int k = s_.havok.front();
+    s_.havok.erase(s_.havok.begin());
+    s_.in_play.push_back(k);
+    for (int p = 0; p < s_.n; ++p) {
+        Cards& known = s_.known[p];
+        if (known.empty()) continue;
+        if (known.front() == k)
+            known.erase(known.begin());
+        else
+            known.clear();
+    }
+    return k;
+}
+
+void Game::push_havok(int card, int you) {
+    if (logging()) say(seat_name(you) + " flips " + card_name(card));
+    Frame fr;
+    fr.f = F_HAVOK;
+    fr.card = card;
+    fr.you = fr.flipper = you;
+    s_.stack.push_back(std::move(fr));
+}
+
+bool Game::move_treasure(int src, int kind, int dst) {
+    Cards& hoard = s_.hoards.at(src);
+    auto it = std::find(hoard.begin(), hoard.end(), kind);
+    if (it == hoard.end()) return false;
+    hoard.erase(it);
+    s_.hoards.at(dst).push_back(kind);
+    if (logging()) say(card_name(kind) + " moves from " + seat_name(src) + " to " + seat_name(dst));
+    return true;
+}
+
+void Game::draw(int p, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (s_.hijinks.empty()) {
+            if (s_.discard.empty()) return;
+            std::swap(s_.hijinks, s_.discard);
+            s_.discard.clear();
+            s_.shuffle(s_.hijinks);
+            say("the discard pile is shuffled into a new Hijinks deck");
+        }
+        s_.hands[p].push_back(s_.hijinks.front());
+        s_.hijinks.erase(s_.hijinks.begin());
+    }
+}
+
+void Game::refill_all() {
+    for (int i = 0; i < s_.n; ++i) {
+        int p = (s_.current + i) % s_.n;
+        int have = static_cast<int>(s_.hands[p].size());
+        if (have < HAND_SIZE) draw(p, HAND_SIZE - have);
+    }
+}
+
+void Game::after_resolution() {
+    for (int p = 0; p < s_.n; ++p)
+        if (static_cast<int>(s_.hands[p].size()) < HAND_SIZE) {
+            refill_all();
+            break;
+        }
+    if (!s_.has_result) {
+        for (int p = 0; p < s_.n; ++p)
+            if (score(p) >= WIN_SCORE) {
+                end("hoard_15");
+                break;
+            }
+    }
+}
+
+bool Game::usable(int ref, int seat) const {
+    for (const Op& op : ops_for(ref, seat))
+        if (is_conditional(op.code) && !op_usable(seat, op)) return false;
+    return true;
+}
+
+// -- legal choices ---------------------------------------------------------------------------
+
+std::vector<int> Game::main_choices(int p) const {
+    const CardTables& cs = *cards_;
+    std::vector<int> out{cs.END};
+    std::set<int> kinds(s_.hands[p].begin(), s_.hands[p].end());
+    if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p])
+        for (int k : kinds)
+            if (!cs.ability(k).crash && usable(k, p)) out.push_back(card_action(k));
+    int innate = cs.innate(s_.dragons[p], false);
+    if (s_.ready[p] && !s_.innate_used[p] && !s_.restricted[p] && usable(innate, p))
+        out.push_back(cs.INNATE_PLAY);
+    if (s_.cards_used[p] == 0)
+        for (int k : kinds) out.push_back(cs.DISCARD + k - cs.first_hijinks);
+    return out;
+}
+
+bool Game::triggered(int ref, int p, const Trigger& trig) const {
+    const TriggerSpec& T = cards_->ability(ref).trigger;
+    if (T.on != trig.on) return false;
+    if (T.on == ON_EVENT) return changes_event(ref, p, trig);
+    if (T.on == ON_TREASURE) return p != trig.who && cards_->value.at(trig.card) <= T.max_printed;
+    if (p == trig.who || !(trig.crash_use ? T.uses_crash : T.uses_play)) return false;
+    if (!T.has_types) return true;
+    if (!(T.types >> trig.type & 1u) || trig.owners.empty()) return false;
+    bool mine = contains(trig.owners, p);
+    bool all_mine = std::all_of(trig.owners.begin(), trig.owners.end(), [p](int o) { return o == p; });
+    if ((T.targets == T_OWN && !mine) || (T.targets == T_OTHER && all_mine)) return false;
+    if (T.needs_spare) {
+        for (int k : s_.hoards[p])
+            if (!contains(trig.picks, k)) return true;
+        return false;
+    }
+    return true;
+}
+
+bool Game::event_has_effect(int card, int you) const {
+    for (const Op& op : ops_for(card, you))
+        if (has_effect(you, op)) return true;
+    return false;
+}
+
+// Ruling 24: an event crash needs an event that does something, for the dragon it resolves for
+// or, for a redirect, for a dragon it could be sent to.
+bool Game::changes_event(int ref, int p, const Trigger& trig) const {
+    const Frame& ev = frame(trig.frame);
+    if (ev.f != F_HAVOK) throw CoreError("an event window on a frame that is no Havok card");
+    if (event_has_effect(ev.card, ev.you)) return true;
+    for (const Op& op : ops_for(ref, p)) {
+        if (op.code != OP_REDIRECT_EVENT) continue;
+        for (int q = 0; q < s_.n; ++q) {
+            bool allowed = op.to_choice ? q != ev.flipper : q == (ev.flipper + 1) % s_.n;
+            if (allowed && event_has_effect(ev.card, q)) return true;
+        }
+        return false;
+    }
+    return false;
+}
+
+std::vector<int> Game::crash_choices(int p, const Trigger& trig) const {
+    const CardTables& cs = *cards_;
+    std::vector<int> out;
+    if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p]) {
+        std::set<int> crashes;
+        for (int k : s_.hands[p])
+            if (cs.ability(k).crash) crashes.insert(k);
+        for (int k : crashes)
+            if (triggered(k, p, trig)) out.push_back(card_action(k));
+    }
+    if (s_.ready[p] && !s_.innate_used[p] && triggered(cs.innate(s_.dragons[p], true), p, trig))
+        out.push_back(cs.INNATE_CRASH);
+    return out;
+}
+
+// -- the decision machine --------------------------------------------------------------------
+
+void Game::apply(int action) {
+    if (!s_.has_pending) throw CoreError("the game is over, no decision is pending");
+    if (!is_legal(action)) throw CoreError("illegal action");
+    s_.has_pending = false;
+    s_.stack.back().a = action;
+    advance();
+}
+
+void Game::advance() {
+    // A real game takes a few hundred steps between decisions at most; a corrupt position that
+    // would never stop is refused instead.
+    for (long steps = 0; !s_.has_result; ++steps) {
+        if (steps > 1000000) throw CoreError("the game does not reach a decision");
+        if (s_.stack.empty()) throw CoreError("the game has no work left but is not over");
+        int fi = static_cast<int>(s_.stack.size()) - 1;
+        int r;
+        switch (s_.stack[fi].f) {
+            case F_TURN: r = run_turn(fi); break;
+            case F_HAVOK: r = run_havok(fi); break;
+            case F_USE: r = run_use(fi); break;
+            default: r = run_window(fi); break;
+        }
+        if (r == WAIT) {
+            Pending& p = s_.pending;
+            if (p.choices.size() > 1 || p.kind == K_CRASH) return;
+            if (p.choices.empty()) throw CoreError("a decision without a legal choice");
+            s_.has_pending = false;
+            frame(fi).a = p.choices[0];
+        }
+    }
+}
+
+int Game::run_turn(int fi) {
+    const CardTables& cs = *cards_;
+    const int n = s_.n;
+    if (frame(fi).step == 0) {
+        if (s_.havok.empty()) {  // the turn cannot begin: it is not counted
+            end("havok_empty");
+            return CONTINUE;
+        }
+        s_.turn += 1;
+        for (int p = 0; p < MAX_PLAYERS; ++p) {
+            s_.cards_used[p] = 0;
+            s_.card_limit[p] = 1;
+            s_.innate_used[p] = s_.restricted[p] = false;
+        }
+        frame(fi).step = 1;
+        push_havok(flip_top(), s_.current);
+        return CONTINUE;
+    }
+    int p = s_.current;
+    int a = take_answer(fi);
+    if (a == ABSENT) return ask(p, K_MAIN, main_choices(p), P_MAIN);
+    if (a == cs.END || a >= cs.DISCARD) {
+        if (a != cs.END) {
+            int k = a - cs.DISCARD + cs.first_hijinks;
+            if (!cs.is_hijinks(k)) throw CoreError("not a discard action");
+            remove_one(s_.hands[p], k, "hand");
+            s_.discard.push_back(k);
+            if (logging()) say(seat_name(p) + " discards " + card_name(k));
+            draw(p, HAND_SIZE - static_cast<int>(s_.hands[p].size()));
+        }
+        for (const auto& [owner, k] : s_.canceled) {
+            remove_one(s_.in_play, k, "cards in play");
+            s_.hands.at(owner).push_back(k);
+        }
+        s_.canceled.clear();
+        s_.current = (p + 1) % n;
+        frame(fi).step = 0;
+        return CONTINUE;
+    }
+    Frame use;
+    use.f = F_USE;
+    use.user = use.you = p;
+    if (a == cs.INNATE_PLAY) {
+        use.ability = cs.innate(s_.dragons[p], false);
+        use.card = NONE;
+        s_.innate_used[p] = true;
+        s_.ready[p] = false;
+    } else {
+        int k = card_of(a);
+        use.ability = use.card = k;
+        remove_one(s_.hands[p], k, "hand");
+        s_.in_play.push_back(k);
+        s_.cards_used[p] += 1;
+    }
+    if (logging()) say(seat_name(p) + " uses " + ability_name(use.ability));
+    s_.stack.push_back(std::move(use));
+    return CONTINUE;
+}
+
+int Game::run_havok(int fi) {
+    const CardTables& cs = *cards_;
+    int card = frame(fi).card;
+    if (frame(fi).step == 0) {
+        frame(fi).step = 1;
+        Frame w;
+        w.f = F_WINDOW;
+        w.trig.frame = fi;
+        w.trig.card = card;
+        if (cs.is_treasure(card)) {
+            w.trig.on = ON_TREASURE;
+            w.trig.who = frame(fi).you;
+        } else {
+            w.trig.on = ON_EVENT;
+            w.trig.who = frame(fi).flipper;
+        }
+        s_.stack.push_back(std::move(w));
+        return CONTINUE;
+    }
+    if (cs.is_treasure(card)) {
+        Frame& fr = frame(fi);
+        int to = fr.to != ABSENT ? fr.to : fr.you;
+        remove_one(s_.in_play, card, "cards in play");
+        s_.hoards.at(to).push_back(card);
+        if (logging()) say(card_name(card) + " goes to " + seat_name(to) + "'s hoard");
+    } else {
+        if (frame(fi).step == 1) {
+            Frame& fr = frame(fi);
+            fr.step = 2;
+            fr.ability = card;
+            fr.t = Chosen{};
+            fr.o = Scratch{};
+            fr.pc = 0;
+        }
+        if (!frame(fi).nullified) {
+            int r = run_ops(fi, ops_for(card, frame(fi).you));
+            if (r != DONE) return r;
+        } else if (logging()) {
+            say(card_name(card) + " is nullified");
+        }
+        remove_one(s_.in_play, card, "cards in play");
+        s_.past_events.push_back(card);
+    }
+    s_.stack.pop_back();
+    after_resolution();
+    return CONTINUE;
+}
+
+int Game::run_ops(int fi, const std::vector<Op>& ops) {
+    while (frame(fi).pc < static_cast<int>(ops.size())) {
+        int pc = frame(fi).pc;
+        if (pc < 0) throw CoreError("bad effect position");
+        int r = primitive(fi, ops[pc]);
+        if (r != DONE) return r;
+        frame(fi).pc += 1;
+        frame(fi).o = Scratch{};
+    }
+    return DONE;
+}
+
+int Game::run_use(int fi) {
+    const CardTables& cs = *cards_;
+    int user = frame(fi).user;
+    int ref = frame(fi).ability;
+    const Ability& ab = cs.ability(ref);
+    const std::vector<Op>& ops = ops_for(ref, user);
+    if (frame(fi).step == 0) {
+        for (const Op& op : ops)
+            if (is_targeted(op.code)) {
+                int r = choose(fi, op);
+                if (r != DONE) return r;
+                break;
+            }
+        Frame& fr = frame(fi);
+        fr.step = 1;
+        const Chosen& t = fr.t;
+        Frame w;
+        w.f = F_WINDOW;
+        Trigger& trig = w.trig;
+        trig.on = ON_USE;
+        trig.frame = fi;
+        trig.who = user;
+        trig.crash_use = fr.crash_use;
+        trig.type = ab.type;
+        if (!t.picks.empty() && t.victim != ABSENT) trig.owners = {t.victim};
+        trig.picks = t.picks;
+        trig.give = t.give == ABSENT ? NONE : t.give;
+        trig.ability = ref;
+        s_.stack.push_back(std::move(w));
+        return CONTINUE;
+    }
+    if (frame(fi).step == 1) {
+        if (frame(fi).canceled) {
+            int card = frame(fi).card;
+            if (logging()) say(ability_name(ref) + " is canceled");
+            if (card != NONE) {
+                if (frame(fi).to_discard) {
+                    remove_one(s_.in_play, card, "cards in play");
+                    s_.discard.push_back(card);
+                } else {
+                    s_.canceled.emplace_back(user, card);
+                }
+            }
+            s_.stack.pop_back();
+            after_resolution();
+            return CONTINUE;
+        }
+        frame(fi).step = 2;
+    }
+    int r = run_ops(fi, ops);
+    if (r != DONE) return r;
+    int card = frame(fi).card;
+    if (card != NONE) {
+        remove_one(s_.in_play, card, "cards in play");
+        s_.discard.push_back(card);
+        if (!s_.ready[user] && frame(fi).ok && cs.dragons[s_.dragons[user]].ready_type == ab.type) {
+            s_.ready[user] = true;
+            if (logging()) say(seat_name(user) + "'s dragon is ready again");
+        }
+    }
+    s_.stack.pop_back();
+    after_resolution();
+    return CONTINUE;
+}
+
+int Game::run_window(int fi) {
+    const CardTables& cs = *cards_;
+    const int n = s_.n;
+    if (!frame(fi).has_order) {
+        std::vector<std::pair<int, std::vector<int>>> order;
+        const Trigger trig = frame(fi).trig;
+        for (int i = 0; i < n; ++i) {
+            int p = (s_.current + i) % n;
+            std::vector<int> choices = crash_choices(p, trig);
+            if (!choices.empty()) order.emplace_back(p, std::move(choices));
+        }
+        Frame& fr = frame(fi);
+        fr.order = std::move(order);
+        fr.has_order = true;
+    }
+    int a = take_answer(fi);
+    Frame& fr = frame(fi);
+    if (a != ABSENT) {
+        if (fr.i < 0 || fr.i >= static_cast<int>(fr.order.size())) throw CoreError("bad crash window");
+        if (a != cs.END) fr.decl.emplace_back(fr.order[fr.i].first, a);
+        fr.i += 1;
+    }
+    if (fr.i < 0) throw CoreError("bad crash window");
+    if (fr.i < static_cast<int>(fr.order.size())) {
+        const auto& [p, choices] = fr.order[fr.i];
+        std::vector<int> all{cs.END};
+        all.insert(all.end(), choices.begin(), choices.end());
+        Context ctx;
+        ctx.has_trigger = true;
+        ctx.trigger = fr.trig;
+        return ask(p, K_CRASH, std::move(all), P_CRASH, std::move(ctx));
+    }
+    const Trigger trig = fr.trig;
+    const std::vector<std::pair<int, int>> decl = fr.decl;
+    s_.stack.pop_back();
+    if (decl.empty()) return CONTINUE;
+    std::pair<int, int> win = decl.size() > 1 ? decl[s_.rand_below(static_cast<int>(decl.size()))] : decl[0];
+    if (decl.size() > 1 && logging()) {
+        std::string who;
+        for (size_t i = 0; i < decl.size(); ++i) who += (i ? ", " : "") + seat_name(decl[i].first);
+        say("contest between " + who + ": " + seat_name(win.first) + " wins");
+    }
+    int ref = 0, card = NONE;
+    for (const auto& [p, act] : decl) {
+        if (p < 0 || p >= n) throw CoreError("bad crash declaration");
+        if (act == cs.INNATE_CRASH) {
+            if (std::make_pair(p, act) == win) {
+                s_.innate_used[p] = true;
+                s_.ready[p] = false;
+                ref = cs.innate(s_.dragons[p], true);
+                card = NONE;
+            }
+            continue;
+        }
+        int k = card_of(act);
+        remove_one(s_.hands[p], k, "hand");
+        s_.in_play.push_back(k);
+        s_.cards_used[p] += 1;
+        if (std::make_pair(p, act) == win) {
+            ref = card = k;
+        } else {
+            s_.canceled.emplace_back(p, k);
+            if (logging()) say(seat_name(p) + "'s " + card_name(k) + " is canceled");
+        }
+    }
+    int p = win.first;
+    if (logging()) say(seat_name(p) + " crashes with " + ability_name(ref));
+    Frame use;
+    use.f = F_USE;
+    use.user = use.you = p;
+    use.ability = ref;
+    use.card = card;
+    use.crash_use = true;
+    use.crashed = trig.frame;
+    s_.stack.push_back(std::move(use));
+    return CONTINUE;
+}
+
+// -- checks ----------------------------------------------------------------------------------
+
+// Everything the engine indexes with is in range, so that a corrupt saved position fails here
+// (or later with a CoreError) instead of reading out of bounds.
+void Game::check_state() const {
+    const CardTables& cs = *cards_;
+    const int n = s_.n;
+    auto need = [](bool ok, const char* what) {
+        if (!ok) throw CoreError(what);
+    };
+    auto seat = [&](int p) { return p >= 0 && p < n; };
+    auto seat_or = [&](int p, int other) { return p == other || seat(p); };
+    auto kinds = [&](const Cards& pile, bool (CardTables::*is)(int) const) {
+        for (int k : pile)
+            if (!(cs.*is)(k)) return false;
+        return true;
+    };
+    auto havok_kind = [&](int k) { return cs.is_treasure(k) || cs.is_event(k); };
+    auto action = [&](int a) { return a >= 0 && a < cs.n_actions; };
+    auto ref = [&](int r) { return r >= 0 && r < cs.n_refs() && cs.abilities[r].present; };
+    need(n >= 2 && n <= MAX_PLAYERS && static_cast<int>(s_.dragons.size()) == n, "bad player count");
+    for (int p = 0; p < n; ++p) {
+        need(s_.dragons[p] >= 0 && s_.dragons[p] < static_cast<int>(cs.dragons.size()), "no such dragon");
+        for (int q = 0; q < p; ++q) need(s_.dragons[p] != s_.dragons[q], "two seats share a dragon");
+        need(s_.cards_used[p] >= 0 && s_.cards_used[p] <= 1000 && s_.card_limit[p] >= 0 &&
+                 s_.card_limit[p] <= 1000, "cards_used and card_limit must be 0 to 1000");
+        need(kinds(s_.hands[p], &CardTables::is_hijinks), "a hand holds a card that is no Hijinks card");
+        need(kinds(s_.hoards[p], &CardTables::is_treasure), "a hoard holds a card that is no treasure");
+        for (int k : s_.known[p]) need(havok_kind(k), "a known Havok card is no Havok card");
+    }
+    for (int p = n; p < MAX_PLAYERS; ++p)
+        need(s_.hands[p].empty() && s_.hoards[p].empty() && s_.known[p].empty(), "cards of a missing seat");
+    need(seat(s_.current) && s_.turn >= 0 && s_.turn <= 1000000, "bad current player or turn");
+    need(kinds(s_.hijinks, &CardTables::is_hijinks) && kinds(s_.discard, &CardTables::is_hijinks),
+         "the Hijinks deck and the discard pile hold Hijinks cards only");
+    need(kinds(s_.trash, &CardTables::is_treasure), "the trash heap holds treasures only");
+    need(kinds(s_.past_events, &CardTables::is_event), "past events holds events only");
+    for (int k : s_.havok) need(havok_kind(k), "the Havok deck holds Havok cards only");
+    std::vector<int> waiting(cs.n_kinds, 0);
+    for (const auto& [owner, k] : s_.canceled) {
+        need(seat(owner) && cs.is_hijinks(k), "bad canceled card");
+        waiting[k] += 1;
+    }
+    for (int k : s_.in_play) need(k >= 0 && k < cs.n_kinds, "no such card kind");
+    for (int k = 0; k < cs.n_kinds; ++k)
+        need(waiting[k] <= std::count(s_.in_play.begin(), s_.in_play.end(), k), "bad canceled card");
+    if (s_.has_result) {
+        for (int p : s_.result.winners) need(seat(p), "bad winner");
+        return;
+    }
+    need(!s_.stack.empty() && s_.stack.size() <= 10000, "no work in progress");
+    need(s_.stack[0].f == F_TURN, "the first frame must be the turn");
+    for (int fi = 0; fi < static_cast<int>(s_.stack.size()); ++fi) {
+        const Frame& fr = s_.stack[fi];
+        need(fr.a == ABSENT || action(fr.a), "bad answer in a frame");
+        need(fr.pc >= 0 && fr.pc <= 1000, "bad effect position");
+        const Chosen& t = fr.t;
+        need(seat_or(t.victim, ABSENT) || t.victim == NONE, "bad target");
+        need(seat_or(t.actor, ABSENT) && seat_or(t.seat, ABSENT), "bad target");
+        need((t.give == ABSENT || cs.is_treasure(t.give)) && (t.swap == ABSENT || cs.is_treasure(t.swap)) &&
+                 kinds(t.picks, &CardTables::is_treasure), "bad target treasure");
+        const Scratch& o = fr.o;
+        for (int k : o.shown) need(havok_kind(k), "bad shown card");
+        for (const auto& [p, k] : o.chosen) need(seat(p) && cs.is_treasure(k), "bad passed treasure");
+        need(seat_or(o.asking, ABSENT) && (o.i == ABSENT || (o.i >= 0 && o.i <= n)), "bad scratch");
+        switch (fr.f) {
+            case F_TURN:
+                need(fi == 0 && (fr.step == 0 || fr.step == 1), "a turn frame must be the first");
+                break;
+            case F_HAVOK:
+                need(fi > 0 && fr.step >= 0 && fr.step <= 2 && havok_kind(fr.card), "bad Havok frame");
+                need(seat(fr.you) && seat(fr.flipper) && seat_or(fr.to, ABSENT), "bad Havok frame seat");
+                need(fr.step < 2 || cs.is_treasure(fr.card) || fr.ability == fr.card, "bad Havok frame");
+                break;
+            case F_USE:
+                need(fi > 0 && fr.step >= 0 && fr.step <= 2 && ref(fr.ability), "bad use frame");
+                need(fr.card == NONE ? cs.is_innate(fr.ability) : fr.card == fr.ability && cs.is_hijinks(fr.card),
+                     "bad use frame card");
+                need(seat(fr.user) && seat(fr.you) && seat_or(fr.divert, ABSENT), "bad use frame seat");
+                need(fr.crashed == NONE || (fr.crashed > 0 && fr.crashed < fi), "bad crashed frame");
+                need(fr.crash_use == (fr.crashed != NONE), "a crash use needs the frame it crashes");
+                break;
+            case F_WINDOW: {
+                const Trigger& tr = fr.trig;
+                need(fi > 0 && tr.frame > 0 && tr.frame < fi && tr.on >= ON_EVENT && tr.on <= ON_USE,
+                     "bad crash window");
+                need(seat(tr.who) && (tr.card == NONE || havok_kind(tr.card)) && tr.type >= 0 &&
+                         tr.type < N_TYPES && (tr.give == NONE || cs.is_treasure(tr.give)) &&
+                         kinds(tr.picks, &CardTables::is_treasure), "bad crash trigger");
+                for (int p : tr.owners) need(seat(p), "bad crash trigger");
+                need(tr.on == ON_USE ? ref(tr.ability) : tr.card != NONE, "bad crash trigger");
+                const int on_frame = s_.stack[tr.frame].f;
+                need(on_frame == (tr.on == ON_USE ? F_USE : F_HAVOK), "a crash window on the wrong frame");
+                need(fr.i >= 0 && fr.i <= n, "bad crash window");
+                for (const auto& [p, choices] : fr.order) {
+                    need(seat(p), "bad crash window seat");
+                    for (int a : choices) need(action(a), "bad crash choice");
+                }
+                for (const auto& [p, a] : fr.decl) need(seat(p) && action(a), "bad crash declaration");
+                break;
+            }
+            default: need(false, "no such frame kind");
+        }
+    }
+}
+
+void Game::check_cards() const {
+    const CardTables& cs = *cards_;
+    std::vector<int> counts(cs.n_kinds, 0);
+    auto add = [&](const Cards& pile) {
+        for (int k : pile) {
+            if (k < 0 || k >= cs.n_kinds) throw CoreError("no such card kind");
+            counts[k] += 1;
+        }
+    };
+    add(s_.havok), add(s_.hijinks), add(s_.discard), add(s_.past_events), add(s_.trash), add(s_.in_play);
+    for (int p = 0; p < s_.n; ++p) add(s_.hands[p]), add(s_.hoards[p]);
+    std::string bad;
+    for (int k = 0; k < cs.n_kinds; ++k)
+        if (counts[k] != cs.copies[k])
+            bad += (bad.empty() ? "" : "; ") + cs.names[k] + ": " + std::to_string(counts[k]) +
+                   " instead of " + std::to_string(cs.copies[k]);
+    if (!bad.empty()) throw CoreError("cards out of place: " + bad);
+}
+
+}  // namespace havok

@@ -1,0 +1,129 @@
+// The rules as a decision machine (havok_env/engine.py's design, in C++): the engine advances the
+// game until somebody must decide, and stops there with a pending decision. The effect
+// primitives (effects.cpp) are members too, since they act on the game through its helpers.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cards.hpp"
+#include "state.hpp"
+
+namespace havok {
+
+enum Flow : int { DONE, WAIT, CONTINUE };
+
+class Game {
+public:
+    // A new game: dragons[seat] is a dragon index or -1 (random, distinct, from the seeded rng).
+    // The deal is followed by the first turn unless ``advance`` is false (tests of the deal).
+    Game(std::shared_ptr<const CardTables> cards, int n, std::vector<int> dragons, uint64_t seed,
+         bool log, bool advance = true);
+    // A game in a given state (from a snapshot): checks it, then (unless told not to) advances
+    // to its next decision; with ``advance`` false the cards need not be all in place.
+    Game(std::shared_ptr<const CardTables> cards, State state, bool advance = true);
+
+    const CardTables& cards() const { return *cards_; }
+    const std::shared_ptr<const CardTables>& tables() const { return cards_; }
+    const State& state() const { return s_; }
+    State& state_mut() { return s_; }
+
+    bool is_over() const { return s_.has_result; }
+    int to_act() const { return s_.has_pending ? s_.pending.player : -1; }
+    bool is_legal(int action) const;
+    // Takes a legal action (CoreError if it is not) and advances to the next decision.
+    void apply(int action);
+    void advance();
+
+    int score(int seat) const;
+    std::vector<int> scores() const;
+    int worth(int owner, int kind) const { return cards_->worth[s_.dragons[owner]][kind]; }
+    // Rule checks that the Python layer and the bots also use.
+    std::vector<int> main_choices(int p) const;
+    std::vector<int> crash_choices(int p, const Trigger& trig) const;
+    bool usable(int ref, int seat) const;
+    bool op_usable(int you, const Op& op) const;
+    bool event_has_effect(int card, int you) const;
+    // Every card in exactly one place (CoreError naming the first one that is not).
+    void check_cards() const;
+    // Every seat, card kind, frame and action the engine indexes with is in range (CoreError).
+    void check_state() const;
+    // The effect list of ability ``ref`` used by (or resolving for) ``seat``.
+    const std::vector<Op>& ops_for(int ref, int seat) const { return cards_->ops(ref, s_.dragons.at(seat)); }
+
+private:
+    std::shared_ptr<const CardTables> cards_;
+    State s_;
+
+    void setup(bool advance);
+    Frame& frame(int index);
+    const Frame& frame(int index) const;
+
+    // helpers the primitives use (engine.py's Game methods of the same names)
+    int ask(int player, int kind, std::vector<int> choices, int purpose, Context ctx = {});
+    void say(const std::string& text);
+    bool logging() const { return s_.has_log; }
+    std::string seat_name(int seat) const { return "player_" + std::to_string(seat); }
+    std::string card_name(int kind) const { return cards_->names.at(kind); }
+    std::string ability_name(int ref) const { return cards_->ability(ref).name; }
+    void end(const std::string& reason);
+    int flip_top();
+    void push_havok(int card, int you);
+    bool move_treasure(int src, int kind, int dst);
+    void draw(int p, int n);
+    void refill_all();
+    void after_resolution();
+    int seat_action(int decider, int seat) const { return cards_->SEAT + ((seat - decider) % s_.n + s_.n) % s_.n; }
+    int seat_from_action(int decider, int action) const;
+    int treasure_action(int kind) const { return cards_->TREASURE + kind; }
+    int treasure_of(int action) const;
+    int card_action(int kind) const { return cards_->PLAY + kind - cards_->first_hijinks; }
+    int card_of(int action) const;
+    static void remove_one(Cards& pile, int kind, const char* where);
+    static bool contains(const Cards& pile, int kind);
+    int take_answer(int fi);
+
+    // frame handlers
+    int run_turn(int fi);
+    int run_havok(int fi);
+    int run_use(int fi);
+    int run_window(int fi);
+    int run_ops(int fi, const std::vector<Op>& ops);
+    bool triggered(int ref, int p, const Trigger& trig) const;
+    bool changes_event(int ref, int p, const Trigger& trig) const;
+
+    // effects.cpp: target selection
+    std::vector<int> victims(int you, int actor, int sel) const;
+    int thief(int you, const Op& op) const;
+    std::vector<int> eligible(int owner, int max_value, const Cards& exclude = {}) const;
+    bool has_eligible(int owner, int max_value) const;
+    std::vector<int> gives(int you, const Op& op) const;
+    std::vector<int> trade_takes(int you, int victim, const Op& op) const;
+    std::vector<int> candidates(int you, const Op& op, bool first) const;
+    int choose_hoard_target(int fi, const Op& op);
+    int choose_salvage(int fi, const Op& op);
+    int choose_swap(int fi, const Op& op);
+    int choose_redirect(int fi, const Op& op);
+    int choose(int fi, const Op& op);  // the chooser of a targeted primitive
+    static bool is_targeted(int code);
+    static bool is_conditional(int code);
+    bool has_effect(int you, const Op& op) const;
+    // effects.cpp: the primitives
+    int primitive(int fi, const Op& op);
+    int steal(int fi, const Op& op);
+    int break_(int fi, const Op& op);
+    int trade(int fi, const Op& op);
+    int salvage(int fi, const Op& op);
+    int flip(int fi, const Op& op);
+    int foresight(int fi, const Op& op);
+    int recall(int fi, const Op& op);
+    int pass_left(int fi, const Op& op);
+    int break_lowest_all(int fi, const Op& op);
+    int tribute(int fi, const Op& op);
+    int treasure_map(int fi, const Op& op);
+    int swap_target(int fi, const Op& op);
+    int redirect_event(int fi, const Op& op);
+    Frame& crashed(int fi);
+};
+
+}  // namespace havok

@@ -1,0 +1,150 @@
+// The game state: plain data (card kinds as ints, decks top first), copied by value for clones.
+// The engine's work in progress is a stack of frames (a turn, a flipped Havok card, a card or
+// ability being used, a crash window) in the same form as the Python engine's dict frames, so
+// that snapshots keep their shape. Optional fields hold ABSENT (or NONE for Python's None).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cards.hpp"
+
+namespace havok {
+
+constexpr int ABSENT = -2;  // the key is not there
+constexpr int NONE = -1;    // the key holds None
+
+// SplitMix64, as havok_env.state.rng_next.
+inline uint64_t rng_next(uint64_t& state) {
+    state += 0x9E3779B97F4A7C15ULL;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+using Cards = std::vector<int>;
+
+// What a crash window is about (the Python engine's "trig" dict).
+struct Trigger {
+    int on = ON_EVENT;
+    int frame = 0;      // the frame that opened the window
+    int who = 0;        // flipper (event), receiver "to" (treasure) or user (use)
+    int card = NONE;    // event / treasure
+    bool crash_use = false;  // use: "crash" rather than "play"
+    int type = 0;       // use: the Hijinks type
+    Cards owners, picks;
+    int give = NONE;
+    int ability = 0;    // use: the ability reference
+};
+
+// Targets chosen so far (frame["t"]).
+struct Chosen {
+    bool done = false;
+    int victim = ABSENT, actor = ABSENT, give = ABSENT, swap = ABSENT, seat = ABSENT;
+    bool has_picks = false;
+    Cards picks;
+};
+
+// A primitive's scratch space (frame["o"]), cleared between primitives.
+struct Scratch {
+    bool pushed = false;
+    bool has_shown = false;
+    Cards shown;
+    bool has_chosen = false;
+    std::vector<std::pair<int, int>> chosen;  // Tidal Shift: [seat, kind]
+    int asking = ABSENT;
+    int i = ABSENT;
+};
+
+enum FrameKind : int { F_TURN, F_HAVOK, F_USE, F_WINDOW };
+// turn steps: 0 "start", 1 "main"; havok steps 0, 1, 2; use steps: 0 "target", 1 "window", 2 "effect"
+
+struct Frame {
+    int f = F_TURN;
+    int step = 0;
+    int a = ABSENT;  // the answer to the last question asked
+    // havok and use
+    int card = NONE;
+    int you = 0;
+    int flipper = 0;           // havok
+    int to = ABSENT;           // havok: the treasure goes to this seat instead (Finders Keepers)
+    bool nullified = false;    // havok
+    int user = 0;              // use
+    int ability = 0;           // use; havok from step 2 (the event)
+    bool crash_use = false;    // use: "crash"
+    int crashed = NONE;        // use: the frame it crashes
+    bool canceled = false, to_discard = false, ok = false;
+    int divert = ABSENT;       // use (a break): Scavenge sends the treasure to this seat
+    Chosen t;
+    Scratch o;
+    int pc = 0;
+    // window
+    Trigger trig;
+    bool has_order = false;
+    std::vector<std::pair<int, std::vector<int>>> order;  // [seat, its crash choices]
+    int i = 0;
+    std::vector<std::pair<int, int>> decl;  // [seat, action]
+};
+
+enum DecisionKind : int { K_MAIN, K_CRASH, K_TARGET_SEAT, K_TARGET_TREASURE, K_CHOOSE_CARD, K_OPTION };
+extern const char* const DECISION_KINDS[6];
+enum Purpose : int {
+    P_MAIN, P_CRASH, P_STEAL_FROM, P_STEAL_PICK, P_BREAK_FROM, P_BREAK_PICK, P_TRADE_FROM,
+    P_TRADE_TAKE, P_TRADE_GIVE, P_SALVAGE_PICK, P_SWAP_PICK, P_REDIRECT_TO, P_FLIP_OR_NOT,
+    P_RESOLVE_WHICH, P_BOTTOM, P_RECALL_PICK, P_PASS_PICK, P_RAID_PICK, P_TRIBUTE_PICK, N_PURPOSES
+};
+extern const char* const PURPOSES[N_PURPOSES];
+
+// The pending decision's context (ability, actor, target, picks, shown; or the crash trigger).
+struct Context {
+    bool has_trigger = false;
+    Trigger trigger;
+    int ability = ABSENT, actor = ABSENT, target = ABSENT;
+    bool has_picks = false, has_shown = false;
+    Cards picks, shown;
+};
+
+struct Pending {
+    int player = 0, kind = 0, purpose = 0;
+    std::vector<int> choices;
+    Context context;
+};
+
+struct Result {
+    std::vector<int> winners;
+    std::string reason;
+    std::vector<int> scores;
+};
+
+struct State {
+    int n = 2;
+    std::vector<int> dragons;
+    uint64_t rng = 0;
+    Cards havok, hijinks, discard, past_events, trash;  // decks top first
+    std::array<Cards, MAX_PLAYERS> hands, hoards, known;
+    std::array<bool, MAX_PLAYERS> ready{}, innate_used{}, restricted{};
+    std::array<int, MAX_PLAYERS> cards_used{}, card_limit{};
+    int turn = 0, current = 0;
+    std::vector<std::pair<int, int>> canceled;  // [owner, kind], back to the owner at end of turn
+    Cards in_play;
+    std::vector<Frame> stack;
+    bool has_pending = false;
+    Pending pending;
+    bool has_result = false;
+    Result result;
+    bool has_log = false;
+    std::vector<std::string> log;
+
+    int rand_below(int k) { return static_cast<int>(rng_next(rng) % static_cast<uint64_t>(k)); }
+    void shuffle(Cards& cards) {
+        for (int i = static_cast<int>(cards.size()) - 1; i > 0; --i) {
+            int j = rand_below(i + 1);
+            std::swap(cards[i], cards[j]);
+        }
+    }
+};
+
+}  // namespace havok
