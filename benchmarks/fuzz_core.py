@@ -4,7 +4,8 @@ Each round takes a position from a seeded random game, mutates its snapshot (a n
 name, a list or a key somewhere in it, the work-in-progress frames included), and restores it
 with ``Game.from_snapshot``: that either raises ``SnapshotError`` or gives a game, which is then
 played to the end with random actions, illegal ones mixed in (each must raise
-``IllegalActionError`` and change nothing). Any other exception is a bug, and so, worse, is a
+``IllegalActionError`` and change nothing; a position that was accepted but cannot go on raises
+``SnapshotError``). Any other exception is a bug, and so, worse, is a
 crash; run it under the sanitizer build (README, "Sanitizers") to catch memory errors too.
 
     python benchmarks/fuzz_core.py [--rounds 20000] [--seed 0]
@@ -96,7 +97,10 @@ def play_out(g: Game, rng: random.Random, max_steps: int = 400) -> None:
                 else:
                     raise AssertionError(f"illegal action {bad!r} was accepted")
                 assert g.snapshot() == before, "a refused action changed the game"
-        g.apply(rng.choice(g.legal_actions()))
+        try:
+            g.apply(rng.choice(g.legal_actions()))
+        except SnapshotError:  # the position was accepted but cannot go on: a clear refusal too
+            return
 
 
 def fuzz(rounds: int, seed: int = 0) -> dict:

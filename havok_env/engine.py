@@ -319,7 +319,11 @@ class Game:
                 action = int(action)
             except (TypeError, ValueError, OverflowError):
                 raise IllegalActionError(f"action {action!r} is not an integer") from None
-        if not (0 <= action < self.layout.size and core.apply(action)):
+        try:
+            applied = 0 <= action < self.layout.size and core.apply(action)
+        except _core.CoreError as e:  # only a position restored from a corrupt snapshot
+            raise SnapshotError(f"the game cannot go on from this position: {e}") from None
+        if not applied:
             p = self.pending
             if p is None:
                 raise IllegalActionError(f"action {action!r}: the game is over, no decision is pending")

