@@ -80,6 +80,7 @@ from collections import Counter, defaultdict
 from agents import AgentSpecError, make_agent
 from agents.runner import play_game
 from agents.stats import wilson
+from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS, PLAYER_COUNTS, is_player_count
 
 DRAGONS = ("Ruby", "Obsidian", "Amber", "Pearl")
 DEFAULT_LEDGER = os.path.join("results", "human_games.jsonl")
@@ -417,8 +418,8 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
     if len(specs) < 2:
         raise EvalError(f"a tournament needs at least 2 agents, got {len(specs)}")
     n = len(specs) if num_players is None else num_players
-    if not 2 <= n <= 4:
-        raise EvalError(f"--players must be 2, 3 or 4, not {n}")
+    if not is_player_count(n):
+        raise EvalError(f"--players must be {PLAYER_COUNTS}, not {n}")
     if len(specs) < n:
         raise EvalError(f"{n} seats need at least {n} agents, got {len(specs)} ({' '.join(specs)})")
     humans = [i for i, s in enumerate(specs) if is_human(s)]
@@ -997,7 +998,7 @@ def check_ledger_entry(e, verify: bool = True) -> None:
             raise LedgerLineError(f"options has unknown key {str(key)[:40]!r}")
     if "num_players" not in options:
         raise LedgerLineError("options misses 'num_players'")
-    n = _int(options["num_players"], "options.num_players", 2, 4)
+    n = _int(options["num_players"], "options.num_players", MIN_PLAYERS, MAX_PLAYERS)
     if options.get("dragons") is not None:
         names = _typed(options["dragons"], list, "options.dragons")
         if len(names) != n:
@@ -1168,7 +1169,7 @@ def build_parser() -> argparse.ArgumentParser:
                "equally often over 24 deals; with nothing fixed the dragons stay by seat within a "
                "deal and rotate between deals.")
     p.add_argument("--agents", nargs="+", metavar="SPEC", help="the agents of the tournament")
-    p.add_argument("--players", type=int, help="seats per game (2-4; default: the number of agents)")
+    p.add_argument("--players", type=int, help=f"seats per game ({MIN_PLAYERS}-{MAX_PLAYERS}; default: the number of agents)")
     p.add_argument("--games", type=int,
                    help=f"total games, rounded up to whole deals (default {DEFAULT_GAMES}; "
                         "with a human: one deal)")

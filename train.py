@@ -35,6 +35,7 @@ import time
 from functools import partial
 
 from agents.stats import wilson
+from havok_env.constants import PLAYER_COUNTS, is_player_count
 
 DRAGONS = ("fire", "darkness", "sunlight", "moonlight", "ruby", "obsidian", "amber", "pearl")
 
@@ -83,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="train.py", description=__doc__.split("\n\n")[0],
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dragon", default="fire", help="learner's dragon: " + ", ".join(DRAGONS))
-    p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
+    p.add_argument("--players", type=int, default=2, help=f"{PLAYER_COUNTS} (default 2)")
     p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
                    help="opponent agent specs: random, heuristic, search[:N] or a saved model path; "
                         "with several, each game draws one per seat (default heuristic)")
@@ -282,8 +283,8 @@ def validate(args) -> dict:
         d = cs.dragons[cs.dragon_index(args.dragon)]
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if not 2 <= args.players <= 4:
-        raise UsageError(f"--players must be 2, 3 or 4, not {args.players}")
+    if not is_player_count(args.players):
+        raise UsageError(f"--players must be {PLAYER_COUNTS}, not {args.players}")
     if args.timesteps < 1:
         raise UsageError(f"--timesteps must be positive, not {args.timesteps}")
     n_envs = args.n_envs if args.n_envs is not None else DEFAULTS["envs_per_core"] * (os.cpu_count() or 1)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from havok_env.engine import WIN_SCORE
+
 from .base import Agent
 
-WIN = 15
 BIG = 30.0  # utility of a won game (on the scale of treasure points)
 
 # How much holding a Hijinks card of each type is worth (treasure points), before affinity and
@@ -158,7 +159,7 @@ class _Decision:
             top = max(others)
             u = mine - 0.7 * top - 0.3 * sum(others) / len(others)
         best = max(mine, top)  # max(S)
-        if best >= WIN:
+        if best >= WIN_SCORE:
             u += BIG if mine == best and top < best else -BIG
         return u
 

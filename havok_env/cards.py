@@ -18,6 +18,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from .constants import HAND_SIZE, MAX_PLAYERS, N_OPTIONS
+
 DATA_DIR = Path(__file__).parent / "data"
 
 AFFINITIES = ("fire", "darkness", "sunlight", "moonlight")
@@ -37,8 +39,8 @@ OP_PARAMS: dict[str, dict[str, object]] = {
     "pass_left": {"skip_you": bool},
     "draw": {"n": int},
     "discard_hand": {},
-    "flip": {"choose_from": range(1, 4), "optional": bool},
-    "foresight": {"n": range(1, 4)},
+    "flip": {"choose_from": range(1, N_OPTIONS + 1), "optional": bool},
+    "foresight": {"n": range(1, N_OPTIONS + 1)},
     "recall": {},
     "extra_play": {},
     "tire": {"who": ("you", "actor")},
@@ -338,8 +340,9 @@ def load_cards(data_dir: str | Path = DATA_DIR) -> CardSet:
     if start_name not in names[:n_treasures]:
         raise CardDataError(f"{path.name}: starting_treasure {start_name!r} is not a treasure")
     starting = names.index(start_name)
-    if copies[starting] < 4:
-        raise CardDataError(f"{path.name}: starting treasure {start_name!r} needs at least 4 copies")
+    if copies[starting] < MAX_PLAYERS:  # one in each hoard
+        raise CardDataError(f"{path.name}: starting treasure {start_name!r} needs at least "
+                            f"{MAX_PLAYERS} copies")
 
     # Hijinks deck
     path = data_dir / "hijinks.toml"
@@ -355,8 +358,9 @@ def load_cards(data_dir: str | Path = DATA_DIR) -> CardSet:
         hijinks.append(card)
         add(path, card.name, c.get(rec, "copies", int, 1), 0, aff,
             card.text + (f" Bonus ({aff}): {card.bonus_text}" if card.bonus else ""))
-    if sum(copies[len(names) - len(hijinks):]) < 12:
-        raise CardDataError(f"{path.name}: the Hijinks deck needs at least 12 cards to deal 4 hands")
+    if sum(copies[len(names) - len(hijinks):]) < MAX_PLAYERS * HAND_SIZE:
+        raise CardDataError(f"{path.name}: the Hijinks deck needs at least {MAX_PLAYERS * HAND_SIZE} "
+                            f"cards to deal {MAX_PLAYERS} hands")
 
     # Dragons
     path = data_dir / "dragons.toml"
@@ -377,8 +381,9 @@ def load_cards(data_dir: str | Path = DATA_DIR) -> CardSet:
             abilities[slot] = cs.ability(sub, slot, aff, with_bonus=False)
         dragons.append(Dragon(name, aff, c.get(rec, "ready_type", str, choices=HIJINKS_TYPES),
                               c.get(rec, "ready_text", str), abilities["play"], abilities["crash"]))
-    if len(dragons) < 4:
-        raise CardDataError(f"{path.name}: 4 dragons are needed for 4 players, found {len(dragons)}")
+    if len(dragons) < MAX_PLAYERS:
+        raise CardDataError(f"{path.name}: {MAX_PLAYERS} dragons are needed for {MAX_PLAYERS} players, "
+                            f"found {len(dragons)}")
 
     cs = CardSet(names, copies, value, affinity, n_treasures, len(events), len(hijinks), events,
                  hijinks, dragons, starting, texts)

@@ -19,11 +19,9 @@ import string
 
 from . import effects
 from .cards import CardSet, default_cards
+from .constants import HAND_SIZE, MAX_PLAYERS, N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count
 from .effects import CONTINUE, DONE, WAIT
 from .state import GameState
-
-WIN_SCORE = 15
-HAND_SIZE = 3
 DECISION_KINDS = ("main", "crash", "target_seat", "target_treasure", "choose_card", "option")
 PURPOSES = (
     "main", "crash", "steal_from", "steal_pick", "break_from", "break_pick", "trade_from",
@@ -73,8 +71,8 @@ class ActionLayout:
     ``OPTION + i`` picks option ``i``.
     """
 
-    MAX_PLAYERS = 4
-    N_OPTIONS = 3
+    MAX_PLAYERS = MAX_PLAYERS  # seat targets, one per seat of the largest table
+    N_OPTIONS = N_OPTIONS
 
     def __init__(self, cards: CardSet):
         self.END = 0
@@ -131,9 +129,8 @@ class Game:
                  cards: CardSet | None = None, log: bool = False):
         self.cards = cards or default_cards()
         self._layout()
-        if isinstance(num_players, bool) or not isinstance(num_players, int) \
-                or not 2 <= num_players <= ActionLayout.MAX_PLAYERS:
-            raise ConfigError(f"num_players must be 2, 3 or 4, not {num_players!r}")
+        if not is_player_count(num_players):
+            raise ConfigError(f"num_players must be {PLAYER_COUNTS}, not {num_players!r}")
         if seed is None:
             seed = secrets.randbits(63)
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -732,7 +729,7 @@ class Game:
             ks = lambda names: [kind(x) for x in names]  # noqa: E731
             n = d["num_players"]
             players = d["players"]
-            if not isinstance(n, int) or not 2 <= n <= ActionLayout.MAX_PLAYERS or len(players) != n:
+            if not is_player_count(n) or len(players) != n:
                 raise SnapshotError(f"bad player count {n!r} for {len(players)} players")
             dragons = [g.cards.dragon_index(pl["dragon"]) for pl in players]
             s = GameState(n, dragons, int(d["rng"]))

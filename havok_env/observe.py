@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import DECISION_KINDS, PURPOSES, ActionLayout, Game
+from .engine import DECISION_KINDS, HAND_SIZE, N_OPTIONS, PURPOSES, WIN_SCORE, ActionLayout, Game
 
 MAX_SEATS = ActionLayout.MAX_PLAYERS
+_WIN, _HAND = float(WIN_SCORE), float(HAND_SIZE)  # scales: a hoard's worth, a hand's size
 TRIGGERS = ("event", "treasure", "use")
 _CODE_SPACE = 256  # pile-count codes per bincount: they are bytes (see Observer._count_tables)
 # the per-seat scalar features, in the order observe() lists them
@@ -40,12 +41,12 @@ class Observer:
             ("seats", MAX_SEATS * self.seat_size),
             ("discard", nh), ("trash", nt), ("past_events", ne), ("canceled", nh),
             ("havok_remaining", self.n_havok), ("havok_size", 1), ("hijinks_size", 1),
-            ("known_top", 3 * self.n_havok),
+            ("known_top", N_OPTIONS * self.n_havok),
             ("turn", 1),
             ("decision_kind", len(DECISION_KINDS)), ("purpose", len(PURPOSES)),
             ("ability", n_abilities), ("actor", MAX_SEATS), ("target", MAX_SEATS),
             ("trigger", len(TRIGGERS)), ("trigger_card", self.n_havok), ("picks", nt),
-            ("shown", ActionLayout.N_OPTIONS * self.n_havok),
+            ("shown", N_OPTIONS * self.n_havok),
         ]
         self.offset = {}
         off = 0
@@ -171,10 +172,10 @@ class Observer:
         if bytewise:
             kinds = list(map(bytearray, piles))  # bytearray(list) is quicker than bytes(list)
             codes = list(map(bytearray.translate, kinds, tables))
-            scores = [sum(b.translate(w)) / 15.0 for b, w in zip(kinds[1:n + 1], worth)]
+            scores = [sum(b.translate(w)) / _WIN for b, w in zip(kinds[1:n + 1], worth)]
         else:  # kinds or values beyond a byte (never with the shipped cards)
             codes = [bytes(map(t.__getitem__, p)) for p, t in zip(piles, tables)]
-            scores = [sum(map(row.__getitem__, h)) / 15.0 for row, h in zip(worth, hoards)]
+            scores = [sum(map(row.__getitem__, h)) / _WIN for row, h in zip(worth, hoards)]
         for members, dest, n_codes in spaces:
             joined = b"".join(codes if members is None else [codes[i] for i in members])
             # cast before the scatter: a fancy assignment that also casts is much slower
@@ -186,7 +187,7 @@ class Observer:
             *s.ready, *s.innate_used, *used,
             *[lim - u if lim > u and not r else 0  # cards_left; max() is a slow call
               for r, lim, u in zip(s.restricted, s.card_limit, used)],
-            *s.restricted, *is_current[s.current], *[len(h) / 3.0 for h in s.hands], *scores,
+            *s.restricted, *is_current[s.current], *[len(h) / _HAND for h in s.hands], *scores,
             len(s.havok) / 40.0, len(s.hijinks) / 40.0, s.turn / 40.0]
 
         # One-hot features, few enough that item assignments beat a fancy one: the top of the
@@ -194,7 +195,7 @@ class Observer:
         known = s.known[seat]
         if known:
             o, nh = self.offset["known_top"], self.n_havok
-            for i, k in enumerate(known[:3]):
+            for i, k in enumerate(known[:N_OPTIONS]):
                 obs[o + i * nh + k] = 1
         p = s.pending
         if p is None or p["player"] != seat:
@@ -229,7 +230,7 @@ class Observer:
                 ones.append(off["ability"] + self.ability_index(ctx["ability"]))
             actor, target, picks = ctx.get("actor"), ctx.get("target"), ctx.get("picks", ())
             o = off["shown"]
-            ones.extend(o + i * self.n_havok + k for i, k in enumerate(ctx.get("shown", ())[:3]))
+            ones.extend(o + i * self.n_havok + k for i, k in enumerate(ctx.get("shown", ())[:N_OPTIONS]))
         if actor is not None:
             ones.append(off["actor"] + (actor - seat) % n)
         if target is not None:
