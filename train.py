@@ -35,9 +35,8 @@ import time
 from functools import partial
 
 from agents.stats import wilson
+from havok_env.cards import CardDataError, default_cards
 from havok_env.constants import PLAYER_COUNTS, is_player_count
-
-DRAGONS = ("fire", "darkness", "sunlight", "moonlight", "ruby", "obsidian", "amber", "pearl")
 
 # Defaults of the documented run (docs/TRAINING.md).
 DEFAULTS = dict(
@@ -83,7 +82,9 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="train.py", description=__doc__.split("\n\n")[0],
                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--dragon", default="fire", help="learner's dragon: " + ", ".join(DRAGONS))
+    dragons = default_cards().dragons  # dragons.toml's (or HAVOK_CARDS's), by affinity or name
+    p.add_argument("--dragon", default="fire", help="learner's dragon: " + ", ".join(
+        [d.affinity for d in dragons] + [d.name.lower() for d in dragons]))
     p.add_argument("--players", type=int, default=2, help=f"{PLAYER_COUNTS} (default 2)")
     p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
                    help="opponent agent specs: random, heuristic, search[:N] or a saved model path; "
@@ -277,7 +278,6 @@ def require_extras(args) -> None:
 def validate(args) -> dict:
     """Check the command line; returns derived settings. Raises UsageError with one line."""
     require_extras(args)
-    from havok_env.cards import default_cards
     cs = default_cards()
     try:
         d = cs.dragons[cs.dragon_index(args.dragon)]
@@ -577,7 +577,7 @@ def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
         run(args)
-    except UsageError as e:
+    except (UsageError, CardDataError) as e:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

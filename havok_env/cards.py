@@ -2,12 +2,21 @@
 
 Every card in the game is identified by one small integer, its *kind*: treasures first, then events,
 then Hijinks cards (so a pile is a plain list of ints and copies of a card are interchangeable).
-Dragons are numbered separately. The files are validated on load; any problem raises
-:class:`CardDataError` naming the file, the card and what is wrong.
+Dragons are numbered separately, in the order of ``dragons.toml``, which is the one list of the
+dragons: each has its own affinity, and the affinities of treasures and cards are the dragons'
+(a fifth dragon is one more ``[[dragon]]`` table, with an affinity of its own). The files are
+validated on load; any problem raises :class:`CardDataError` naming the file, the card and what
+is wrong.
+
+``default_cards()`` is the card set every game uses unless given another: the package's
+``havok_env/data``, or the folder named by the environment variable ``HAVOK_CARDS`` (a copy of
+it with changed cards), which worker processes inherit.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,8 +30,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 from .constants import HAND_SIZE, MAX_PLAYERS, N_OPTIONS
 
 DATA_DIR = Path(__file__).parent / "data"
-
-AFFINITIES = ("fire", "darkness", "sunlight", "moonlight")
+#: The environment variable naming another card-data folder for :func:`default_cards`.
+CARDS_ENV = "HAVOK_CARDS"
+_AFFINITY = re.compile(r"[a-z][a-z0-9_-]*")  # lower case: dragons are looked up by it, in any case
 HIJINKS_TYPES = (
     "steal", "break", "trade", "salvage", "havok", "draw", "foresight", "pass", "recall",
     "nullify", "cancel", "defend",
@@ -122,6 +132,11 @@ class CardSet:
     starting_treasure: int
     texts: list[str] = field(default_factory=list)  # kind -> rules text for people
     kind_of: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def affinities(self) -> tuple[str, ...]:
+        """The dragons' affinities, in the order of the dragons."""
+        return tuple(d.affinity for d in self.dragons)
 
     @property
     def first_event(self) -> int:
@@ -310,6 +325,33 @@ def load_cards(data_dir: str | Path = DATA_DIR) -> CardSet:
         affinity.append(aff)
         texts.append(text)
 
+    # Dragons first: their affinities are the ones cards may have
+    path = data_dir / "dragons.toml"
+    doc = _load_toml(path)
+    dragons = []
+    for i, rec in enumerate(_records(path, doc, "dragon")):
+        c = _Checker(path, f"dragon {rec.get('name', f'#{i + 1}')!r}")
+        c.known_fields(rec, {"name", "affinity", "ready_type", "ready_text", "play", "crash"})
+        name = c.get(rec, "name", str)
+        aff = c.get(rec, "affinity", str)
+        if not _AFFINITY.fullmatch(aff):
+            c.fail(f"affinity {aff!r} must be one lower-case word (letters, digits, '-' or '_')")
+        # a dragon is named by its name or its affinity, in any case: no two may answer to one
+        if any({aff, name.lower()} & {d.affinity, d.name.lower()} for d in dragons):
+            c.fail("two dragons share a name or an affinity")
+        abilities = {}
+        for slot in ("play", "crash"):
+            sub = c.get(rec, slot, dict)
+            cs = _Checker(path, f"dragon {name!r} innate {slot}")
+            cs.known_fields(sub, {"name", "type", "text", "effect", "trigger"})
+            abilities[slot] = cs.ability(sub, slot, aff, with_bonus=False)
+        dragons.append(Dragon(name, aff, c.get(rec, "ready_type", str, choices=HIJINKS_TYPES),
+                              c.get(rec, "ready_text", str), abilities["play"], abilities["crash"]))
+    if len(dragons) < MAX_PLAYERS:
+        raise CardDataError(f"{path.name}: {MAX_PLAYERS} dragons are needed for {MAX_PLAYERS} players, "
+                            f"found {len(dragons)}")
+    affinities = tuple(d.affinity for d in dragons)
+
     # Havok deck
     path = data_dir / "havok.toml"
     doc = _load_toml(path)
@@ -320,7 +362,7 @@ def load_cards(data_dir: str | Path = DATA_DIR) -> CardSet:
         v = c.get(rec, "value", int)
         if n < 1 or v < 0:
             c.fail("copies must be at least 1 and value not negative")
-        aff = c.get(rec, "affinity", str, None, AFFINITIES)
+        aff = c.get(rec, "affinity", str, None, affinities)
         text = f"Treasure worth {v}" + (f" ({v + 1} to a {aff} dragon)" if aff else "") + "."
         add(path, c.get(rec, "name", str), n, v, aff, text)
     n_treasures = len(names)
@@ -329,7 +371,7 @@ def load_cards(data_dir: str | Path = DATA_DIR) -> CardSet:
         c = _Checker(path, f"event {rec.get('name', f'#{i + 1}')!r}")
         c.known_fields(rec, {"name", "copies", "affinity", "text", "effect", "bonus", "bonus_text",
                              "bonus_effect"})
-        aff = c.get(rec, "affinity", str, None, AFFINITIES)
+        aff = c.get(rec, "affinity", str, None, affinities)
         ev = c.ability({**rec, "type": "havok"}, "play", aff, with_bonus=True)
         if ev.bonus and aff is None:
             c.fail("a bonus needs an affinity")
@@ -352,7 +394,7 @@ def load_cards(data_dir: str | Path = DATA_DIR) -> CardSet:
         c = _Checker(path, f"card {rec.get('name', f'#{i + 1}')!r}")
         c.known_fields(rec, {"name", "copies", "affinity", "kind", "type", "trigger", "text", "effect",
                              "bonus", "bonus_text", "bonus_effect"})
-        aff = c.get(rec, "affinity", str, choices=AFFINITIES)
+        aff = c.get(rec, "affinity", str, choices=affinities)
         kind = c.get(rec, "kind", str, choices=("play", "crash"))
         card = c.ability(rec, kind, aff, with_bonus=True)
         hijinks.append(card)
@@ -362,29 +404,6 @@ def load_cards(data_dir: str | Path = DATA_DIR) -> CardSet:
         raise CardDataError(f"{path.name}: the Hijinks deck needs at least {MAX_PLAYERS * HAND_SIZE} "
                             f"cards to deal {MAX_PLAYERS} hands")
 
-    # Dragons
-    path = data_dir / "dragons.toml"
-    doc = _load_toml(path)
-    dragons = []
-    for i, rec in enumerate(_records(path, doc, "dragon")):
-        c = _Checker(path, f"dragon {rec.get('name', f'#{i + 1}')!r}")
-        c.known_fields(rec, {"name", "affinity", "ready_type", "ready_text", "play", "crash"})
-        name = c.get(rec, "name", str)
-        aff = c.get(rec, "affinity", str, choices=AFFINITIES)
-        if any(d.affinity == aff or d.name == name for d in dragons):
-            c.fail("two dragons share a name or an affinity")
-        abilities = {}
-        for slot in ("play", "crash"):
-            sub = c.get(rec, slot, dict)
-            cs = _Checker(path, f"dragon {name!r} innate {slot}")
-            cs.known_fields(sub, {"name", "type", "text", "effect", "trigger"})
-            abilities[slot] = cs.ability(sub, slot, aff, with_bonus=False)
-        dragons.append(Dragon(name, aff, c.get(rec, "ready_type", str, choices=HIJINKS_TYPES),
-                              c.get(rec, "ready_text", str), abilities["play"], abilities["crash"]))
-    if len(dragons) < MAX_PLAYERS:
-        raise CardDataError(f"{path.name}: {MAX_PLAYERS} dragons are needed for {MAX_PLAYERS} players, "
-                            f"found {len(dragons)}")
-
     cs = CardSet(names, copies, value, affinity, n_treasures, len(events), len(hijinks), events,
                  hijinks, dragons, starting, texts)
     cs.kind_of = {n: i for i, n in enumerate(names)}
@@ -393,5 +412,12 @@ def load_cards(data_dir: str | Path = DATA_DIR) -> CardSet:
 
 @lru_cache(maxsize=1)
 def default_cards() -> CardSet:
-    """The card set shipped with the package (loaded once)."""
-    return load_cards(DATA_DIR)
+    """The card set every game uses unless given another (loaded once): the package's, or the
+    folder named by ``HAVOK_CARDS``, so that scripts and their worker processes all use it."""
+    folder = os.environ.get(CARDS_ENV)
+    if not folder:
+        return load_cards(DATA_DIR)
+    try:
+        return load_cards(folder)
+    except CardDataError as e:
+        raise CardDataError(f"{CARDS_ENV}={folder}: {e}") from None

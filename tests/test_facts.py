@@ -178,3 +178,124 @@ def test_the_env_docs_give_the_numbers():
     assert re.search(rf"^\| Agents\s+\| {PLAYER_COUNTS}\s+\|$", doc, re.M)
     assert f"hand size / {HAND_SIZE}, hoard value / {WIN_SCORE}," in doc
     assert f"racing to a hoard worth {WIN_SCORE}." in doc
+
+
+# -- the dragons: dragons.toml is their one list ------------------------------------------------
+
+FIFTH = '''
+[[dragon]]
+name = "Zephyr"
+affinity = "storm"
+ready_type = "draw"
+ready_text = "A draw card of yours resolves."
+
+[dragon.play]
+name = "Gust"
+type = "draw"
+text = "Draw 2 Hijinks cards."
+effect = [{ op = "draw", n = 2 }]
+
+[dragon.crash]
+name = "Downdraft"
+type = "steal"
+text = "When another dragon is about to add a treasure of printed value 1 or less, flipped from the Havok deck, to its hoard, add it to yours instead."
+trigger = { on = "treasure", max_printed = 1 }
+effect = [{ op = "redirect_treasure" }]
+'''
+
+
+@pytest.fixture(scope="module")
+def five_dragons(tmp_path_factory):
+    """A copy of the card data with a fifth dragon, Zephyr (storm), and nothing else changed."""
+    from havok_env.cards import DATA_DIR
+    data = tmp_path_factory.mktemp("cards") / "data"
+    shutil.copytree(DATA_DIR, data)
+    with open(data / "dragons.toml", "a") as f:
+        f.write(FIFTH)
+    return data
+
+
+def scripts_env(cards) -> dict:
+    return {**os.environ, "HAVOK_CARDS": str(cards), "PYTHONPATH": ROOT}
+
+
+def test_a_fifth_dragon_is_one_more_table_and_plays(five_dragons):
+    from agents import make_agent, play_game
+    from havok_env import Game, load_cards
+    from havok_env.cards import default_cards
+    from havok_env.constants import MAX_PLAYERS
+    from havok_env.engine import ActionLayout
+    from havok_env.observe import Observer
+    cs, shipped = load_cards(five_dragons), default_cards()
+    assert [d.name for d in cs.dragons] == [d.name for d in shipped.dragons] + ["Zephyr"]
+    assert cs.affinities == shipped.affinities + ("storm",)
+    # the observation grows by one dragon one-hot slot per seat and the dragon's two innate
+    # abilities; the shipped layout stays as it is, and the actions do not depend on the dragons
+    assert (Observer(shipped).size, ActionLayout(shipped).size) == (643, 76)
+    assert Observer(cs).size == 643 + MAX_PLAYERS + 2 and ActionLayout(cs).size == 76
+    for n in (2, 3, 4):
+        for g in range(4):
+            table = [make_agent(("heuristic", "random", "search:1")[(g + i) % 3]) for i in range(n)]
+            rec = play_game(table, seed=40 + g, dragons=["storm"] + [None] * (n - 1), cards=cs)
+            assert rec["result"] is not None and rec["dragons"][0] == "Zephyr"
+            assert Game.replay(rec, cards=cs).result == rec["result"]
+
+
+def test_a_fifth_dragon_plays_in_tournaments(five_dragons, tmp_path):
+    pytest.importorskip("openskill")
+    out = tmp_path / "rep.json"
+    p = subprocess.run([sys.executable, "evaluate.py", "--agents", "heuristic", "random", "--games", "20",
+                        "--seed", "1", "--workers", "2", "--no-progress", "--json", str(out), "--csv",
+                        str(tmp_path / "rep.csv")], cwd=ROOT, env=scripts_env(five_dragons),
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    import json
+    rep = json.loads(out.read_text())
+    names = ["Ruby", "Obsidian", "Amber", "Pearl", "Zephyr"]
+    for a in rep["agents"]:
+        assert list(a["by_dragon"]) == names  # every dragon in every seat once per 5 deals
+    assert "Zephyr" in p.stdout.split("Win rate by dragon")[1]
+    assert "zephyr_games" in (tmp_path / "rep.csv").read_text().splitlines()[0]
+    p = subprocess.run([sys.executable, "evaluate.py", "--agents", "heuristic", "random", "--games", "4",
+                        "--seed", "1", "--workers", "1", "--no-progress", "--dragons", "heuristic=storm"],
+                       cwd=ROOT, env=scripts_env(five_dragons), capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert "heuristic plays Zephyr (--dragons)" in p.stdout
+
+
+def test_a_fifth_dragon_trains_and_its_model_plays_it(five_dragons, tmp_path):
+    pytest.importorskip("sb3_contrib")
+    pytest.importorskip("openskill")
+    import json
+    base = str(tmp_path / "storm")
+    p = subprocess.run([sys.executable, "train.py", "--dragon", "storm", "--opponents", "random",
+                        "--timesteps", "128", "--n-envs", "1", "--n-steps", "64", "--batch-size", "64",
+                        "--n-epochs", "1", "--net-arch", "8", "--eval-every", "0", "--final-eval-games", "6",
+                        "--bc-games", "4", "--bc-epochs", "1", "--distill-games", "0", "--out", base,
+                        "--logdir", "", "--quiet"],
+                       cwd=ROOT, env=scripts_env(five_dragons), capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(open(base + ".json").read())
+    assert (rec["dragon"], rec["affinity"], rec["observation_size"]) == ("Zephyr", "storm", 649)
+    assert rec["final_evaluation"][0]["games"] == 6
+    p = subprocess.run([sys.executable, "evaluate.py", "--agents", base + ".safetensors", "heuristic",
+                        "--games", "4", "--seed", "2", "--workers", "2", "--no-progress"],
+                       cwd=ROOT, env=scripts_env(five_dragons), capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert "storm.safetensors plays Zephyr (as trained)" in p.stdout
+    # the shipped card set refuses the model: it was trained for a dragon that set has not
+    p = subprocess.run([sys.executable, "evaluate.py", "--agents", base + ".safetensors", "heuristic",
+                        "--games", "2", "--no-progress"], cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT},
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 2 and "no dragon of the game" in p.stderr
+
+
+@pytest.mark.parametrize("script", ["train.py", "evaluate.py"])
+def test_a_bad_card_folder_is_one_line(script, tmp_path):
+    p = subprocess.run([sys.executable, script, "--agents", "random", "random"] if script == "evaluate.py"
+                       else [sys.executable, script, "--timesteps", "1"],
+                       cwd=ROOT, env=scripts_env(tmp_path / "nowhere"), capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and f"HAVOK_CARDS={tmp_path / 'nowhere'}: " in p.stderr
+    assert "dragons.toml: card file not found" in p.stderr
