@@ -119,7 +119,7 @@ def choose_hoard_target(g, fr: dict, op: dict) -> int:
             if not cands:
                 t.update(done=True, victim=None, picks=[], actor=actor)
                 return DONE
-            return g.ask(actor, "target_seat", [g.seat_action(actor, v) for v in cands],
+            return g.ask(actor, [g.seat_action(actor, v) for v in cands],
                          f"{name}_from", ctx)
         t["victim"], t["actor"], t["picks"] = g.seat_from_action(actor, a), actor, []
         a = None
@@ -130,7 +130,7 @@ def choose_hoard_target(g, fr: dict, op: dict) -> int:
         if not picks:
             if a is None:
                 takes = _trade_takes(g, you, victim, op)
-                return g.ask(actor, "target_treasure", [g.treasure_action(k) for k in takes],
+                return g.ask(actor, [g.treasure_action(k) for k in takes],
                              "trade_take", ctx)
             picks.append(g.treasure_of(a))
             ctx["picks"] = list(picks)
@@ -139,7 +139,7 @@ def choose_hoard_target(g, fr: dict, op: dict) -> int:
             if a is None:
                 want = g.value(victim, picks[0]) - op.get("max_gain", ANY)
                 gives = [k for k in _gives(g, you, op) if g.value(you, k) >= want]
-                return g.ask(actor, "target_treasure", [g.treasure_action(k) for k in gives],
+                return g.ask(actor, [g.treasure_action(k) for k in gives],
                              "trade_give", ctx)
             t["give"] = g.treasure_of(a)
         t["done"] = True
@@ -154,7 +154,7 @@ def choose_hoard_target(g, fr: dict, op: dict) -> int:
         opts = _eligible(g, victim, op.get("max_value", ANY), picks)
         if opts:
             choices = [g.treasure_action(k) for k in opts]
-            return g.ask(actor, "target_treasure", [g.END] + choices if picks else choices,
+            return g.ask(actor, [g.END] + choices if picks else choices,
                          f"{name}_pick", ctx)
     t["done"] = True
     return DONE
@@ -177,7 +177,7 @@ def choose_salvage(g, fr: dict, op: dict) -> int:
     if not opts:
         t.update(done=True, picks=[])
         return DONE
-    return g.ask(fr["you"], "target_treasure", [g.treasure_action(k) for k in opts],
+    return g.ask(fr["you"], [g.treasure_action(k) for k in opts],
                  "salvage_pick", {"ability": fr["ability"], "actor": fr["you"]})
 
 
@@ -193,7 +193,7 @@ def choose_swap(g, fr: dict, op: dict) -> int:
     you = fr["you"]
     crashed = g.s.stack[fr["crashed"]]["t"]
     opts = sorted(set(g.s.hoards[you]) - set(crashed["picks"]))
-    return g.ask(you, "target_treasure", [g.treasure_action(k) for k in opts], "swap_pick",
+    return g.ask(you, [g.treasure_action(k) for k in opts], "swap_pick",
                  {"ability": fr["ability"], "actor": you})
 
 
@@ -212,7 +212,7 @@ def choose_redirect(g, fr: dict, op: dict) -> int:
         t.update(done=True, seat=g.seat_from_action(you, a))
         return DONE
     seats = [p for p in range(n) if p != event["flipper"]]
-    return g.ask(you, "target_seat", [g.seat_action(you, p) for p in seats], "redirect_to",
+    return g.ask(you, [g.seat_action(you, p) for p in seats], "redirect_to",
                  {"ability": fr["ability"], "actor": you})
 
 
@@ -322,7 +322,7 @@ def flip(g, fr, op):
             if not s.havok:
                 return DONE
             if a is None:
-                return g.ask(fr["you"], "option", [g.END, g.OPTION], "flip_or_not",
+                return g.ask(fr["you"], [g.END, g.OPTION], "flip_or_not",
                              {"ability": fr["ability"], "actor": fr["you"]})
             if a == g.END:
                 return DONE
@@ -334,7 +334,7 @@ def flip(g, fr, op):
     shown = o["shown"]
     if len(set(shown)) > 1 and a is None:  # copies of one card are one choice
         options = [g.OPTION + i for i, k in enumerate(shown) if k not in shown[:i]]
-        return g.ask(fr["you"], "option", options, "resolve_which",
+        return g.ask(fr["you"], options, "resolve_which",
                      {"ability": fr["ability"], "actor": fr["you"], "shown": shown})
     pick = shown[a - g.OPTION] if a is not None else shown[0]
     rest = list(shown)
@@ -354,7 +354,7 @@ def foresight(g, fr, op):
     top = s.havok[: op["n"]]
     if a is None:
         s.known[you] = list(top)
-        return g.ask(you, "option", [g.END] + [g.OPTION + i for i in range(len(top))], "bottom",
+        return g.ask(you, [g.END] + [g.OPTION + i for i in range(len(top))], "bottom",
                      {"ability": fr["ability"], "actor": you, "shown": list(top)})
     if a != g.END and len(s.havok) > 1:
         s.havok.append(s.havok.pop(a - g.OPTION))
@@ -373,7 +373,7 @@ def recall(g, fr, op):
         kinds = sorted(set(s.discard))
         if not kinds:
             return DONE
-        return g.ask(you, "choose_card", [g.card_action(k) for k in kinds], "recall_pick",
+        return g.ask(you, [g.card_action(k) for k in kinds], "recall_pick",
                      {"ability": fr["ability"], "actor": you})
     k = g.card_of(a)
     s.discard.remove(k)
@@ -395,7 +395,7 @@ def pass_left(g, fr, op):
     for p in order:
         if p not in done and s.hoards[p]:
             o["asking"] = p
-            return g.ask(p, "target_treasure", [g.treasure_action(k) for k in sorted(set(s.hoards[p]))],
+            return g.ask(p, [g.treasure_action(k) for k in sorted(set(s.hoards[p]))],
                          "pass_pick", {"ability": fr["ability"], "actor": you})
     for p, k in chosen:
         s.hoards[p].remove(k)
@@ -417,7 +417,7 @@ def break_lowest_all(g, fr, op):
             lowest = sorted({k for k in s.hoards[p] if g.value(p, k) == low})
             if a is None and len(lowest) > 1:
                 o["i"] = i
-                return g.ask(p, "target_treasure", [g.treasure_action(k) for k in lowest],
+                return g.ask(p, [g.treasure_action(k) for k in lowest],
                              "raid_pick", {"ability": fr["ability"], "actor": you})
             k = g.treasure_of(a) if a is not None else lowest[0]
             a = None
@@ -439,8 +439,7 @@ def tribute(g, fr, op):
     taker = next(p for p in order if scores[p] == min(scores))
     a = fr.pop("a", None)
     if a is None:
-        return g.ask(giver, "target_treasure",
-                     [g.treasure_action(k) for k in sorted(set(s.hoards[giver]))], "tribute_pick",
+        return g.ask(giver, [g.treasure_action(k) for k in sorted(set(s.hoards[giver]))], "tribute_pick",
                      {"ability": fr["ability"], "actor": you, "target": taker})
     g.move_treasure(giver, g.treasure_of(a), taker)
     return DONE

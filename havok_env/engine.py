@@ -20,14 +20,9 @@ import string
 from . import effects
 from .cards import CardSet, default_cards
 from .constants import HAND_SIZE, MAX_PLAYERS, N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count
+from .decisions import DECISION_KINDS, DECISIONS, KIND, PURPOSES, Purpose  # noqa: F401  (engine.PURPOSES)
 from .effects import CONTINUE, DONE, WAIT
 from .state import GameState
-DECISION_KINDS = ("main", "crash", "target_seat", "target_treasure", "choose_card", "option")
-PURPOSES = (
-    "main", "crash", "steal_from", "steal_pick", "break_from", "break_pick", "trade_from",
-    "trade_take", "trade_give", "salvage_pick", "swap_pick", "redirect_to", "flip_or_not",
-    "resolve_which", "bottom", "recall_pick", "pass_pick", "raid_pick", "tribute_pick",
-)
 
 
 class _LogFormatter(string.Formatter):
@@ -279,8 +274,10 @@ class Game:
 
     # -- helpers used by the effect primitives ---------------------------------------------------
 
-    def ask(self, player: int, kind: str, choices: list[int], purpose: str, context=None) -> int:
-        self.s.pending = {"player": player, "kind": kind, "purpose": purpose,
+    def ask(self, player: int, choices: list[int], purpose: str, context=None) -> int:
+        """Stop for ``player``'s decision; ``purpose`` is one of havok_env/decisions.py's table,
+        which gives its kind."""
+        self.s.pending = {"player": player, "kind": KIND[purpose], "purpose": purpose,
                           "choices": choices, "context": context or {}}
         return WAIT
 
@@ -501,7 +498,7 @@ class Game:
         p = s.current
         a = fr.pop("a", None)
         if a is None:
-            return self.ask(p, "main", self.main_choices(p), "main")
+            return self.ask(p, self.main_choices(p), "main")
         if a == self.END or a >= self.DISCARD:
             if a != self.END:
                 k = a - self.DISCARD + self.cards.first_hijinks
@@ -638,7 +635,7 @@ class Game:
             fr["i"] += 1
         if fr["i"] < len(fr["order"]):
             p, choices = fr["order"][fr["i"]]
-            return self.ask(p, "crash", [self.END] + choices, "crash", {"trigger": trig})
+            return self.ask(p, [self.END] + choices, "crash", {"trigger": trig})
         s.stack.pop()
         decl = fr["decl"]
         if not decl:
@@ -797,16 +794,13 @@ class Game:
         cs = self.cards
         if not isinstance(action, int) or not 0 <= action < self.layout.size:
             return f"no such action {action!r}"
-        purpose = p["purpose"] if p else "main"
+        words = DECISIONS.get(p["purpose"] if p else "main", _UNKNOWN)
         ctx = p["context"] if p else {}
         me = p["player"] if p else self.s.current
         if action == self.END:
-            return {"main": "end the turn", "crash": "decline to crash", "bottom": "keep the order",
-                    "flip_or_not": "do not flip"}.get(purpose, "stop")
+            return words.end
         if action < self.INNATE_PLAY:
-            name = cs.names[self.card_of(action)]
-            return {"crash": f"crash with {name}", "recall_pick": f"take {name} from the discard pile"
-                    }.get(purpose, f"play {name}")
+            return words.card.format(cs.names[self.card_of(action)])
         d = self.dragon(me)
         if action == self.INNATE_PLAY:
             return f"use {d.play.name} ({d.name}'s innate play)"
@@ -820,21 +814,17 @@ class Game:
         if action < self.OPTION:
             name = cs.names[self.treasure_of(action)]
             owner = ctx.get("target")
-            where = {"trade_give": "give your", "pass_pick": "pass your", "tribute_pick": "give your",
-                     "raid_pick": "break your", "swap_pick": "offer your",
-                     "salvage_pick": "take from the trash heap:"}.get(purpose)
-            if where:
-                return f"{where} {name}"
+            if words.treasure:
+                return words.treasure.format(name)
             return f"target {self.seat_name(owner)}'s {name}" if owner is not None else f"target {name}"
         i = action - self.OPTION
         shown = ctx.get("shown", [])
-        if purpose == "bottom" and i < len(shown):
-            return f"put {cs.names[shown[i]]} (card {i + 1} from the top) on the bottom"
-        if purpose == "resolve_which" and i < len(shown):
-            return f"resolve {cs.names[shown[i]]}"
-        if purpose == "flip_or_not":
-            return "flip the top Havok card"
+        if words.option and (i < len(shown) or "{card}" not in words.option):
+            return words.option.format(n=i + 1, card=cs.names[shown[i]] if i < len(shown) else None)
         return f"option {i + 1}"
 
+
+# the labels of a purpose outside the table (a hand-made pending decision)
+_UNKNOWN = Purpose("", "", "Choose:")
 
 _HANDLERS = {"turn": Game._turn, "havok": Game._havok, "use": Game._use, "window": Game._window}

@@ -69,7 +69,7 @@ the one that must decide.
 | 290     | 108    | known_top        | 3 x one-hot Havok kind: cards this seat saw on top (Foresight, Stargazing) |
 | 398     | 1      | turn             | turn number / 40                                            |
 | 399     | 6      | decision_kind    | main, crash, target_seat, target_treasure, choose_card, option |
-| 405     | 19     | purpose          | what the decision is for (`havok_env.engine.PURPOSES`)      |
+| 405     | 19     | purpose          | what the decision is for (`havok_env.decisions.PURPOSES`)   |
 | 424     | 38     | ability          | the card or ability being resolved or crashed: Hijinks kind (20), event (10), innate play/crash per dragon (8) |
 | 462     | 4      | actor            | relative seat acting (the user, flipper or recipient)       |
 | 466     | 4      | target           | relative seat targeted                                      |

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import DECISION_KINDS, HAND_SIZE, N_OPTIONS, PURPOSES, WIN_SCORE, ActionLayout, Game
+from .decisions import DECISION_KINDS, PURPOSES
+from .engine import HAND_SIZE, N_OPTIONS, WIN_SCORE, ActionLayout, Game
 
 MAX_SEATS = ActionLayout.MAX_PLAYERS
 _WIN, _HAND = float(WIN_SCORE), float(HAND_SIZE)  # scales: a hoard's worth, a hand's size

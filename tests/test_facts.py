@@ -299,3 +299,64 @@ def test_a_bad_card_folder_is_one_line(script, tmp_path):
     assert p.returncode == 2, p.stderr
     assert p.stderr.count("\n") == 1 and f"HAVOK_CARDS={tmp_path / 'nowhere'}: " in p.stderr
     assert "dragons.toml: card file not found" in p.stderr
+
+
+# -- decisions: one table of purposes, their kinds, questions and labels -------------------------
+
+def test_the_purposes_keep_their_order_for_the_observation():
+    from havok_env import engine, observe
+    from havok_env.decisions import DECISION_KINDS, PURPOSES
+    # the observation's one-hot order: a change here is a new environment version
+    assert DECISION_KINDS == ("main", "crash", "target_seat", "target_treasure", "choose_card", "option")
+    assert PURPOSES == (
+        "main", "crash", "steal_from", "steal_pick", "break_from", "break_pick", "trade_from",
+        "trade_take", "trade_give", "salvage_pick", "swap_pick", "redirect_to", "flip_or_not",
+        "resolve_which", "bottom", "recall_pick", "pass_pick", "raid_pick", "tribute_pick")
+    assert engine.PURPOSES is PURPOSES and engine.DECISION_KINDS is DECISION_KINDS
+    assert observe.PURPOSES is PURPOSES and observe.DECISION_KINDS is DECISION_KINDS
+
+
+def _asked_purposes() -> tuple[set[str], set[str]]:
+    """The purposes the engine's source passes to ``ask``: (the literal ones, the ones an effect
+    primitive that chooses targets may form as ``f"{name}_from"`` or ``f"{name}_pick"``)."""
+    from havok_env import effects
+    literal, formed = set(), set()
+    for mod in ("engine.py", "effects.py"):
+        src = open(os.path.join(ROOT, "havok_env", mod)).read()
+        for m in re.finditer(r"\.ask\(", src):
+            depth, i = 1, m.end()
+            while depth:  # to the call's closing parenthesis
+                depth += {"(": 1, ")": -1}.get(src[i], 0)
+                i += 1
+            args = src[m.end():i - 1].split("{", 1)[0]  # the context's keys are no purposes
+            literal.update(re.findall(r'(?<![\w\[])"([a-z_]+)"', args))
+            formed.update(op + suffix for suffix in re.findall(r'f"\{name\}(_[a-z]+)"', src[m.end():i])
+                          for op in effects.CHOOSERS)
+    return literal, formed
+
+
+def test_every_purpose_the_engine_asks_has_a_kind_a_question_and_labels():
+    from havok_env import Game
+    from havok_env.decisions import DECISION_KINDS, DECISIONS
+    literal, formed = _asked_purposes()
+    assert {"main", "crash", "trade_give", "tribute_pick"} <= literal <= set(DECISIONS)
+    assert set(DECISIONS) <= literal | formed  # and nothing listed that the engine never asks
+    for p in DECISIONS.values():
+        assert p.kind in DECISION_KINDS and p.question.endswith(("?", ".")), p
+        assert p.end and p.card.format("X") != p.card, p
+        assert p.treasure is None or p.treasure.format("X") != p.treasure, p
+        assert p.own_hoard == (p.treasure is not None and "your" in p.treasure), p
+    g = Game(2, seed=1)
+    with pytest.raises(KeyError):  # the kind comes from the table: no purpose outside it
+        g.ask(0, [0], "no_such_purpose")
+
+
+def test_the_rules_document_every_purpose_with_its_kind():
+    from havok_env.decisions import DECISIONS
+    rules = open(os.path.join(ROOT, "docs", "rules.md")).read()
+    table = rules.split("### Decisions", 1)[1].split("\n\n---", 1)[0]
+    documented = {}
+    for kind, purposes in re.findall(r"^\| `(\w+)` \| ([^|]+) \|", table, re.M):
+        for p in re.findall(r"`(\w+)`", purposes):
+            documented[p] = kind
+    assert documented == {p.name: p.kind for p in DECISIONS.values()}
