@@ -11,7 +11,7 @@
 | Action Shape       | (1,)                                           |
 | Action Values      | Discrete(76)                                   |
 | Observation Shape  | (643,) plus a (76,) action mask                |
-| Observation Values | [0, 9]                                         |
+| Observation Values | [0, inf) per entry, see "Bounds" below         |
 
 Havok & Hijinks is a card game for 2-4 dragons racing to a hoard worth 15. Each turn a dragon flips a
 Havok card (a treasure for its hoard, or an event) and may then play Hijinks: steal, break, trade,
@@ -78,6 +78,29 @@ the one that must decide.
 | 509     | 26     | picks            | treasures already targeted, per treasure kind               |
 | 535     | 108    | shown            | 3 x one-hot Havok kind: the cards offered by this decision  |
 
+**Bounds.** `observation_space` declares each entry's least and greatest value, derived from the
+card data (`Observer.bounds()`; the same for every player count), and every observation play
+reaches lies within them:
+
+| Entries                             | Least | Greatest                              |
+|-------------------------------------|-------|---------------------------------------|
+| flags and one-hots (`present`, ...) | 0     | 1                                     |
+| counts per card kind                | 0     | the kind's copies (1 to 4)            |
+| `havok_remaining` of Bronze Talon   | 0     | 2 (each player starts with one)       |
+| `picks`                             | 0     | 2 of a kind (Heist)                   |
+| `havok_size`                        | 0     | 37/40 (as dealt, less the first flip) |
+| `turn`                              | 1/40  | 38/40 (every turn flips a card)       |
+| `hijinks_size`                      | 0     | 1                                     |
+| `hand_size`                         | 0     | 40/3 (no maximum hand size)           |
+| `score` (hoard value / 15)          | 0     | 79/15 (every treasure, for Obsidian)  |
+| `cards_left` (cards still allowed)  | 0     | 1                                     |
+| `cards_used` (cards used this turn) | 0     | inf                                   |
+
+Play stays well inside some of these, as a game ends once a hoard is worth 15: in 3,000 random
+games (1,000 each with 2, 3 and 4 players) no hoard passed 20/15, no hand held more than 8 cards
+and no game lasted 30 turns. Cards used this turn has no bound: a Sunny Side Up can be reshuffled
+into an empty Hijinks deck, drawn and played again in the same turn (random play used up to 3).
+
 ## Rewards
 
 At the end of the game the sole winner gets +1 and every other seat -1; in a draw the tied leaders
@@ -120,7 +143,6 @@ from .version import ENV_VERSION
 
 
 def env(**kwargs):
-    """The environment with PettingZoo's standard wrappers (illegal actions lose the game)."""
     raw = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     e2 = wrappers.AssertOutOfBoundsWrapper(e)
@@ -169,7 +191,7 @@ class raw_env(AECEnv):
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         n_actions = probe.layout.size
         obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 40.0, (self.observer.size,), np.float32),
+            "observation": spaces.Box(*self.observer.bounds(), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -262,3 +284,9 @@ class raw_env(AECEnv):
 
     def close(self):
         pass
+
+
+# help(raw_env) and help(env) show the tables above rather than AECEnv's generic text.
+raw_env.__doc__ = __doc__
+env.__doc__ = ("The environment with PettingZoo's standard wrappers (an illegal action loses the "
+               "game; `raw_env` is the bare one).\n" + __doc__)

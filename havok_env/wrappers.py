@@ -125,7 +125,7 @@ class SingleAgentEnv(gym.Env):
         self.shaping = float(shaping)
         self.observer = Observer(self.cards)
         self.layout = ActionLayout(self.cards)
-        self.observation_space = spaces.Box(0.0, 40.0, (self.observer.size,), np.float32)
+        self.observation_space = spaces.Box(*self.observer.bounds(), dtype=np.float32)
         self.action_space = spaces.Discrete(self.layout.size)
         self.set_opponents(opponents)
         self.game: Game | None = None

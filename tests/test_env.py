@@ -213,6 +213,34 @@ def test_docstring_tables_match_the_layout():
     assert raw_env.metadata["name"] == "havok_hijinks_v1"
 
 
+def test_help_shows_our_documentation_and_the_declared_bounds():
+    import pydoc
+    from fractions import Fraction
+
+    for obj in (havok_env.raw_env, havok_env.env):
+        text = pydoc.render_doc(obj, renderer=pydoc.plaintext)
+        assert "## Action space" in text and "## Observation space" in text and "Bounds" in text
+        assert "AECEnv steps agents one at a time" not in text  # PettingZoo's generic text
+    doc = sys.modules["havok_env.env"].__doc__
+    assert "[0, 9]" not in doc
+    # every bound the docstring's table states for a named entry is the declared one
+    game = Game(2, seed=0)
+    ob = Observer(game.cards)
+    low, high = ob.bounds()
+    rows = re.findall(r"^\| `(\w+)`([^|]*)\| (\S+) +\| (\S+)", doc, re.M)
+    assert len(rows) == 9
+    for name, qualifier, least, greatest in rows:
+        if name in ob.offset:
+            entries = ob.offset[name] + np.arange(dict(ob.sections)[name])
+            if "Bronze Talon" in qualifier:
+                entries = entries[[game.cards.starting_treasure]]
+        else:
+            slots = (0, 1) if "slots 0 and 1" in qualifier else range(4)
+            entries = [ob.offset["seats"] + r * ob.seat_size + ob.seat_offset[name] for r in slots]
+        assert low[entries].min() == np.float32(Fraction(least)), name
+        assert high[entries].max() == np.float32(np.inf if greatest == "inf" else Fraction(greatest)), name
+
+
 def test_core_env_and_bots_import_without_torch():
     import subprocess
 
