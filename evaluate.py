@@ -450,6 +450,10 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
     if humans or workers <= 1 or len(jobs) == 1:
         bar = None if humans else _progress(len(jobs), progress)
         labels = agent_labels(specs)
+        for i in humans:  # before the first game: how many games, and why that many
+            if hasattr(agents[i], "announce"):
+                mine = sum(i in job["seats"] for job in jobs)
+                agents[i].announce(_human_plan(mine, games, len(jobs), n), games=mine)
         try:
             for job in jobs:
                 for i in humans:
@@ -497,6 +501,15 @@ def _close(agents: list) -> None:
             close()
 
 
+def _human_plan(mine: int, asked: int, total: int, players: int) -> str:
+    why = (f"each deal (the same shuffled cards) is played {players} times at each table, with "
+           "every agent once in every seat, so that the luck of the deal cancels out")
+    games = f"{mine} game(s)" if mine == total else f"{mine} of the {total} game(s)"
+    if total > asked:
+        return (f"You will play {games}, as --games {asked} is rounded up to whole deals: {why}.")
+    return f"You will play {games}: {why}."
+
+
 def _after_human_game(job, record, specs, agents, humans, ledger, seed):
     from havok_env.engine import Game
 
@@ -526,6 +539,10 @@ def _after_human_game(job, record, specs, agents, humans, ledger, seed):
                            "rotation": job["rotation"]},
         }
         append_ledger(ledger, entry)
+        for i in humans:
+            if i in seated and hasattr(agents[i], "announce"):
+                agents[i].announce(f"This game is recorded in the ledger {ledger} "
+                                   f"(python evaluate.py --ledger {ledger} summarises it).")
 
 
 def append_ledger(path: str, entry: dict) -> None:
@@ -1247,6 +1264,8 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
                              ledger=args.ledger or DEFAULT_LEDGER, human_io=human_io,
                              dragons=args.dragons, allow_off_training=args.allow_off_training)
         out.write(format_report(rep) + "\n")
+        if any(is_human(a) for a in args.agents) and rep["config"]["games"]:
+            out.write(f"Games with a human are recorded in the ledger {args.ledger or DEFAULT_LEDGER}.\n")
         if args.seed is None:
             out.write(f"(pass --seed {seed} to reproduce)\n")
         if args.json:

@@ -3,6 +3,11 @@
 At each of its decisions the agent shows what happened since its last decision (the game's public
 log), the table as its seat sees it (hoards with each treasure's value, dragons ready or tired, its
 hand with each card's text, the piles), what is being decided and the legal choices numbered from 1.
+The whole table is shown at the start of a game; after that only the parts that changed (cards
+already in the hand by name, new ones with their text), and ``table`` shows all of it again. A
+choice of treasure says what it is worth: in the hoard it is in, or its printed value (and its worth
+in your hoard, if that differs) in the trash heap or the Havok deck. Text is wrapped to the
+terminal's width (``shutil.get_terminal_size``, read at every message) or to ``width``.
 The player answers with a number or with (part of) a choice's label: ``2``, ``play Sticky Claws``,
 ``sticky``. Anything else gets a short message and the question again; a typo never makes a move.
 ``help`` lists the commands, ``table`` shows the table again, ``quit`` (confirmed) stops the
@@ -19,7 +24,9 @@ something to show.
 from __future__ import annotations
 
 import difflib
+import shutil
 import sys
+import textwrap
 
 from .base import Agent
 
@@ -44,6 +51,13 @@ QUESTIONS = {
     "tribute_pick": "Which treasure do you give?",
 }
 
+# decisions that pick a treasure of the decider's own hoard
+OWN_HOARD = frozenset({"trade_give", "pass_pick", "tribute_pick", "raid_pick", "swap_pick"})
+
+# what to say when a block of the table goes away
+GONE = {"canceled": "Canceled cards: none now (they went back to their owners' hands).",
+        "known": "You no longer know the top of the Havok deck."}
+
 HELP = ("Type the number of a choice, or its name (any unambiguous part of it, e.g. 'end' or a card "
         "name). Commands: 'table' shows the table again, 'help' shows this, 'quit' stops playing.")
 
@@ -53,17 +67,21 @@ class HumanQuit(Exception):
 
 
 class HumanAgent(Agent):
-    """A person at the terminal. ``HumanAgent(input=None, output=None, name="human")``."""
+    """A person at the terminal. ``HumanAgent(input=None, output=None, name="human", width=None)``."""
 
-    def __init__(self, input=None, output=None, name: str | None = None, color: bool = False):
+    def __init__(self, input=None, output=None, name: str | None = None, color: bool = False,
+                 width: int | None = None):
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
         self.name = name or "human"
+        self.width = width  # None: the terminal's width, read at every message
         self.seat = 0
         self.num_players = 2
         self.seat_labels: list[str] | None = None
+        self.games: int | None = None  # how many games this person is to play, when known
         self._log_pos = 0
         self._game_no = 0
+        self._shown: dict | None = None  # the table blocks last shown, by name
 
     # -- the Agent interface -------------------------------------------------------------------
 
@@ -73,22 +91,27 @@ class HumanAgent(Agent):
         self._log_pos = 0
         self._game_no += 1
         self._started = False
+        self._shown = None
 
     def set_table(self, labels: list[str]) -> None:
         """Who sits where (one label per seat), shown at the start of the next game."""
         self.seat_labels = list(labels)
+
+    def announce(self, text: str, games: int | None = None) -> None:
+        """Tell the person something about the session (``games``: how many games they will play)."""
+        if games is not None:
+            self.games = games
+        self._say(text)
 
     def act(self, observation, action_mask, view) -> int:
         game = view._game  # a person sees the table as the seat does; the text is seat-limited
         if not self._started:
             self._started = True
             self._intro(game)
-        news = self._news(game)
-        if news:  # something happened: show it and the table; otherwise just the next question
-            self._say(news)
-            self._say(self.table_text(game))
+        self._say(self._news(game))
+        self._say(self._table_changes(game))  # the whole table at first, then what changed
         choices = list(game.pending["choices"])
-        labels = [game.action_label(a) for a in choices]
+        labels = [self.label(game, a) for a in choices]
         self._say(self._question(game))
         self._say(self._numbered(labels))
         while True:
@@ -99,6 +122,7 @@ class HumanAgent(Agent):
                 return int(choices[pick])
             if message == "table":
                 self._say(self.table_text(game))
+                self._shown = dict(self._blocks(game))
                 self._say(self._question(game))
                 self._say(self._numbered(labels))
             elif message == "quit":
@@ -117,7 +141,7 @@ class HumanAgent(Agent):
         """Tell the person how the game ended (``game``: the finished game, with its log)."""
         if game is not None:
             self._say(self._news(game))
-            self._say(self.table_text(game))
+            self._say(self._table_changes(game))
         r = record["result"]
         winners = r["winners"]
         scores = r["scores"]
@@ -169,21 +193,57 @@ class HumanAgent(Agent):
 
     def table_text(self, game) -> str:
         """The table as this seat sees it, without the engine's own log and decision lines."""
-        from havok_env.render import describe_table
+        return "\n".join(line for _, lines in self._blocks(game) for line in lines)
 
-        g = game.clone()
-        g.s.log = None
-        g.s.pending = None
-        g.s.result = None
-        text = describe_table(g, self.seat)
+    def _blocks(self, game) -> list[tuple[str, list[str]]]:
+        from havok_env.render import table_blocks
+
+        blocks = [b for b in table_blocks(game, self.seat, last_log=0) if b[0] != "end"]
         d = game.dragon(self.seat)
         state = "ready" if game.s.ready[self.seat] else "tired"
-        lines = [text,
-                 f"Your dragon {d.name} ({d.affinity}, {state}); it becomes ready again when: "
-                 f"{d.ready_text}",
-                 f"  innate play  {d.play.name}: {d.play.text}",
-                 f"  innate crash {d.crash.name}: {d.crash.text}"]
-        return "\n".join(lines)
+        blocks.append(("dragon", [f"Your dragon {d.name} ({d.affinity}, {state}); it becomes ready "
+                                  f"again when: {d.ready_text}"]))
+        blocks.append(("innate", [f"  innate play  {d.play.name}: {d.play.text}",
+                                  f"  innate crash {d.crash.name}: {d.crash.text}"]))
+        return blocks
+
+    def _table_changes(self, game) -> str:
+        """The whole table the first time in a game; afterwards only the blocks that changed."""
+        blocks = self._blocks(game)
+        before, self._shown = self._shown, dict(blocks)
+        if before is None:
+            return "\n".join(line for _, lines in blocks for line in lines)
+        changed = []
+        for name, lines in blocks:
+            if before.get(name) != lines:
+                # cards already shown in the hand by name only, new ones with their text
+                old = set(before.get(name, ())) if name == "hand" else ()
+                changed += [line.split(" [", 1)[0] if line in old else line for line in lines]
+        changed += [GONE[name] for name in before if name not in self._shown and name in GONE]
+        if not changed:
+            return ""
+        return "\n".join(["--- On the table now ('table' shows all of it) ---"] + changed)
+
+    @staticmethod
+    def label(game, action: int) -> str:
+        """The choice's label, with the value of the treasure it picks: its worth in the hoard it
+        is in, or its printed value (and its worth in yours, if that differs) outside hoards."""
+        text = game.action_label(action)
+        p = game.pending
+        me, purpose, ctx = p["player"], p["purpose"], p["context"] or {}
+        if game.TREASURE <= action < game.OPTION:
+            kind = game.treasure_of(action)
+            owner = me if purpose in OWN_HOARD else ctx.get("target")
+        elif action >= game.OPTION and action - game.OPTION < len(ctx.get("shown") or ()):
+            kind, owner = ctx["shown"][action - game.OPTION], None
+            if not game.cards.is_treasure(kind):
+                return text
+        else:
+            return text
+        if owner is not None and purpose != "salvage_pick":
+            return f"{text} (worth {game.value(owner, kind)})"
+        printed, mine = game.cards.value[kind], game.value(me, kind)
+        return f"{text} (value {printed}" + (f", {mine} in your hoard)" if mine != printed else ")")
 
     def _intro(self, game) -> None:
         d = game.dragon(self.seat)
@@ -192,8 +252,9 @@ class HumanAgent(Agent):
             who = "you" if p == self.seat else (
                 self.seat_labels[p] if self.seat_labels and p < len(self.seat_labels) else "bot")
             seats.append(f"{game.seat_name(p)} = {who} ({game.dragon(p).name})")
-        self._say(f"\n=== Game {self._game_no}: you are {game.seat_name(self.seat)}, playing {d.name}. "
-                  f"First to a hoard worth 15 wins. ===")
+        of = f" of {self.games}" if self.games else ""
+        self._say(f"\n=== Game {self._game_no}{of}: you are {game.seat_name(self.seat)}, playing "
+                  f"{d.name}. First to a hoard worth 15 wins. ===")
         self._say("Seats: " + "; ".join(seats))
         self._say(HELP)
 
@@ -235,7 +296,8 @@ class HumanAgent(Agent):
 
     def _say(self, text: str) -> None:
         if text:
-            self.output.write(text + "\n")
+            width = self.width or shutil.get_terminal_size().columns
+            self.output.write("\n".join(_wrap(line, width) for line in text.split("\n")) + "\n")
             self.output.flush()
 
     def _ask(self, prompt: str) -> str:
@@ -246,6 +308,15 @@ class HumanAgent(Agent):
             self.output.write("\n")
             raise HumanQuit("input ended")
         return line.rstrip("\r\n")
+
+
+def _wrap(line: str, width: int) -> str:
+    """``line`` folded to ``width`` columns, continuation lines indented past its own indent."""
+    if len(line) <= width:
+        return line
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return "\n".join(textwrap.wrap(line, max(width, len(indent) + 20), subsequent_indent=indent,
+                                    break_long_words=False, break_on_hyphens=False)) or line
 
 
 def _reason(reason: str) -> str:

@@ -377,7 +377,7 @@ def load_cards(data_dir: str | Path = DATA_DIR) -> CardSet:
             c.fail("a bonus needs an affinity")
         events.append(ev)
         add(path, ev.name, c.get(rec, "copies", int, 1), 0, aff,
-            ev.text + (f" Bonus: {ev.bonus_text}" if ev.bonus else ""))
+            ev.text + (f" Bonus ({aff}): {ev.bonus_text}" if ev.bonus else ""))
     start_name = doc.get("starting_treasure")
     if start_name not in names[:n_treasures]:
         raise CardDataError(f"{path.name}: starting_treasure {start_name!r} is not a treasure")

@@ -12,13 +12,15 @@ def _counted(names: list[str]) -> str:
     return ", ".join(f"{n} x{k}" if k > 1 else n for n, k in sorted(c.items()))
 
 
-def describe_table(game, seat: int | None = None, last_log: int = 8) -> str:
-    """The public table, ``seat``'s hand (default: the seat that must decide) and the decision."""
+def table_blocks(game, seat: int | None = None, last_log: int = 8) -> list[tuple[str, list[str]]]:
+    """:func:`describe_table`'s lines in named blocks (``"header"``, ``"seat 0"``, ...,
+    ``"discard"``, ``"trash"``, ``"past"``, ``"canceled"``, ``"known"``, ``"hand"``, ``"log"``,
+    ``"end"``), so that a front end can show just the blocks that changed."""
     s, cs = game.s, game.cards
     if seat is None:
         seat = game.to_act if game.to_act is not None else s.current
-    lines = [f"Turn {s.turn} - {game.seat_name(s.current)} to play - Havok deck {len(s.havok)}, "
-             f"Hijinks deck {len(s.hijinks)}"]
+    blocks = [("header", [f"Turn {s.turn} - {game.seat_name(s.current)} to play - Havok deck "
+                          f"{len(s.havok)}, Hijinks deck {len(s.hijinks)}"])]
     for p in range(s.num_players):
         d = game.dragon(p)
         hoard = ", ".join(f"{cs.names[k]} ({game.value(p, k)})" for k in sorted(s.hoards[p])) or "-"
@@ -31,35 +33,40 @@ def describe_table(game, seat: int | None = None, last_log: int = 8) -> str:
         if s.restricted[p]:
             used.append("lost in the woods")
         mark = ">" if p == s.current else " "
-        lines.append(f"{mark} {game.seat_name(p)}: {d.name} ({d.affinity}, {state}) "
-                     f"hoard {game.score(p)}/15: {hoard}; {len(s.hands[p])} card(s) in hand"
-                     + (f" [{'; '.join(used)}]" if used else ""))
-    lines.append(f"Discard pile: {_counted([cs.names[k] for k in s.discard])}")
-    lines.append(f"Trash heap: {_counted([cs.names[k] for k in s.trash])}")
-    lines.append(f"Past events: {_counted([cs.names[k] for k in s.past_events])}")
+        blocks.append((f"seat {p}", [f"{mark} {game.seat_name(p)}: {d.name} ({d.affinity}, {state}) "
+                                     f"hoard {game.score(p)}/15: {hoard}; {len(s.hands[p])} card(s) in hand"
+                                     + (f" [{'; '.join(used)}]" if used else "")]))
+    blocks.append(("discard", [f"Discard pile: {_counted([cs.names[k] for k in s.discard])}"]))
+    blocks.append(("trash", [f"Trash heap: {_counted([cs.names[k] for k in s.trash])}"]))
+    blocks.append(("past", [f"Past events: {_counted([cs.names[k] for k in s.past_events])}"]))
     if s.canceled:
-        lines.append("Canceled (back at end of turn): "
-                     + ", ".join(f"{game.seat_name(o)}'s {cs.names[k]}" for o, k in s.canceled))
+        blocks.append(("canceled", ["Canceled (back at end of turn): " + ", ".join(
+            f"{game.seat_name(o)}'s {cs.names[k]}" for o, k in s.canceled)]))
     if s.known[seat]:
-        lines.append("You know the top of the Havok deck: "
-                     + ", ".join(cs.names[k] for k in s.known[seat]))
-    lines.append(f"{game.seat_name(seat)}'s hand:")
+        blocks.append(("known", ["You know the top of the Havok deck: "
+                                 + ", ".join(cs.names[k] for k in s.known[seat])]))
+    hand = [f"{game.seat_name(seat)}'s hand:"]
     for k in sorted(s.hands[seat]):
         card = cs.card(k)
-        lines.append(f"  - {card.name} [{card.affinity} {card.kind}, {card.type}]: {cs.texts[k]}")
+        hand.append(f"  - {card.name} [{card.affinity} {card.kind}, {card.type}]: {cs.texts[k]}")
     if not s.hands[seat]:
-        lines.append("  (empty)")
+        hand.append("  (empty)")
+    blocks.append(("hand", hand))
     if s.log and last_log > 0:
-        lines.append("Recently:")
-        lines.extend(f"  {m}" for m in (s.log[-last_log:] if last_log > 0 else []))
+        blocks.append(("log", ["Recently:"] + [f"  {m}" for m in s.log[-last_log:]]))
     if s.result is not None:
         r = s.result
-        lines.append(f"Game over ({r['reason']}): winner(s) "
-                     + ", ".join(game.seat_name(p) for p in r["winners"]) + f"; scores {r['scores']}")
+        blocks.append(("end", [f"Game over ({r['reason']}): winner(s) "
+                               + ", ".join(game.seat_name(p) for p in r["winners"])
+                               + f"; scores {r['scores']}"]))
     elif s.pending is not None and s.pending["player"] == seat:
-        lines.append(f"{game.seat_name(seat)} decides ({s.pending['purpose']}):")
-        for a in s.pending["choices"]:
-            lines.append(f"  [{a}] {game.action_label(a)}")
+        blocks.append(("end", [f"{game.seat_name(seat)} decides ({s.pending['purpose']}):"]
+                       + [f"  [{a}] {game.action_label(a)}" for a in s.pending["choices"]]))
     elif s.pending is not None:
-        lines.append(f"Waiting for {game.seat_name(s.pending['player'])}.")
-    return "\n".join(lines)
+        blocks.append(("end", [f"Waiting for {game.seat_name(s.pending['player'])}."]))
+    return blocks
+
+
+def describe_table(game, seat: int | None = None, last_log: int = 8) -> str:
+    """The public table, ``seat``'s hand (default: the seat that must decide) and the decision."""
+    return "\n".join(line for _, lines in table_blocks(game, seat, last_log) for line in lines)
