@@ -28,6 +28,8 @@ import shutil
 import sys
 import textwrap
 
+from havok_env.decisions import DECISIONS
+
 from .base import Agent
 
 QUESTIONS = {
@@ -50,9 +52,6 @@ QUESTIONS = {
     "raid_pick": "Which of your treasures breaks?",
     "tribute_pick": "Which treasure do you give?",
 }
-
-# decisions that pick a treasure of the decider's own hoard
-OWN_HOARD = frozenset({"trade_give", "pass_pick", "tribute_pick", "raid_pick", "swap_pick"})
 
 # what to say when a block of the table goes away
 GONE = {"canceled": "Canceled cards: none now (they went back to their owners' hands).",
@@ -233,7 +232,7 @@ class HumanAgent(Agent):
         me, purpose, ctx = p["player"], p["purpose"], p["context"] or {}
         if game.TREASURE <= action < game.OPTION:
             kind = game.treasure_of(action)
-            owner = me if purpose in OWN_HOARD else ctx.get("target")
+            owner = me if DECISIONS[purpose].own_hoard else ctx.get("target")
         elif action >= game.OPTION and action - game.OPTION < len(ctx.get("shown") or ()):
             kind, owner = ctx["shown"][action - game.OPTION], None
             if not game.cards.is_treasure(kind):
