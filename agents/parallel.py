@@ -78,12 +78,13 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _worker(conn, parent: int, initializer, initargs) -> None:
+def _worker(conn, parent: int | None, initializer, initargs) -> None:
     for s in _SIGNALS:
         signal.signal(s, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    # a forkserver's child watches the server, which ends with the parent
+    threading.Thread(target=_watch_parent, args=(parent or os.getppid(),), daemon=True).start()
     failed = None
     if initializer is not None:
         try:
@@ -93,7 +94,7 @@ def _worker(conn, parent: int, initializer, initargs) -> None:
     while True:
         try:
             msg = conn.recv()
-        except EOFError:
+        except (EOFError, OSError):  # the parent has gone
             return
         if msg is None:
             return
@@ -107,14 +108,17 @@ def _worker(conn, parent: int, initializer, initargs) -> None:
                 out = (index, False, (e, traceback.format_exc()))
         try:
             conn.send(out)
+        except OSError:  # the parent has gone
+            return
         except Exception as e:  # a result or an exception that cannot be pickled
-            conn.send((index, False, (WorkerError(f"job {index}: {type(e).__name__}: {e}"),
-                                      traceback.format_exc())))
+            error = WorkerError(f"the result of batch {index} cannot be sent back: {type(e).__name__}: {e}")
+            conn.send((index, False, (error, traceback.format_exc())))
 
 
 class Pool:
-    """``workers`` processes of start method ``context`` (``"fork"``, ``"spawn"``; default: the
-    platform's) that each run ``initializer(*initargs)`` once. Use it as a context manager."""
+    """``workers`` processes of start method ``context`` (``"fork"``, ``"spawn"``, ``"forkserver"``;
+    default: the platform's) that each run ``initializer(*initargs)`` once. Use it as a context
+    manager. ``chunksize`` jobs travel to a worker together (a batch)."""
 
     def __init__(self, workers: int, initializer=None, initargs=(), context: str | None = None):
         ctx = mp.get_context(context)
@@ -122,6 +126,7 @@ class Pool:
             # started now, as it would be by the first worker: starting it unblocks the signals
             from multiprocessing import resource_tracker
             resource_tracker.ensure_running()
+        parent = None if ctx.get_start_method() == "forkserver" else os.getpid()
         self._procs, self._conns = [], []
         self._lock = threading.Lock()
         self._running = {}  # connection -> (index of the batch it plays, its worker)
@@ -130,8 +135,7 @@ class Pool:
             for _ in range(max(1, workers)):
                 here, there = ctx.Pipe()
                 with _signals_blocked():
-                    p = ctx.Process(target=_worker, args=(there, os.getpid(), initializer, initargs),
-                                    daemon=True)
+                    p = ctx.Process(target=_worker, args=(there, parent, initializer, initargs), daemon=True)
                     p.start()
                     self._procs.append(p)
                     self._conns.append(here)

@@ -1,18 +1,26 @@
-"""Interrupt stress: signal evaluate.py's and train.py's worker pools at random moments.
+"""Interrupt stress: signal the process groups of evaluate.py and train.py at random moments.
 
-    python benchmarks/interrupt_stress.py                          # 50 tries of each target
-    python benchmarks/interrupt_stress.py --targets evaluate --tries 20 --sigterm 0.5
+    python benchmarks/interrupt_stress.py                               # 50 tries of each target
+    python benchmarks/interrupt_stress.py --targets evaluate collect --tries 20 --sigterm 0.5
 
 Each try starts a target in a process group of its own, as a terminal runs a command, waits until
-its pool starts (``evaluate``: its first child process appears; ``collect``: train.py says that its
-behaviour-cloning games begin), then after a random delay of up to ``--window`` seconds sends
-SIGINT (or SIGTERM, a ``--sigterm`` share of the tries) to the whole group, as Ctrl-C does. A try is clean when the process exits within ``--grace`` seconds with code 130, its standard
-error is the one line the script prints, and no process of the group is left running. Otherwise it
-is slow (ended later), a hang (not ended after ``--hang`` seconds: the group is then killed with
-SIGKILL), a bad exit code, extra output (a traceback) or a leftover process. A run that finished
-before the signal does not count. On a busy machine allow a longer ``--grace``.
+its pool starts, then after a random delay of up to ``--window`` seconds sends SIGINT (or SIGTERM,
+to a ``--sigterm`` share of the tries) to the whole group, as Ctrl-C does. The targets:
 
-A process that exits leaves a zombie until its parent reaps it. The workers' parent must reap them
+* ``evaluate``: a tournament with ``--workers 2``, from its first child process;
+* ``collect``: train.py's behaviour-cloning games (agents/imitation.py), from their start;
+* ``distill``: train.py fitting the warm start while the distillation games are played in the
+  background, from their start;
+* ``ppo``: train.py's PPO phase (SubprocVecEnv workers, and the periodic evaluation's pool).
+
+A try is clean when the process exits within ``--grace`` seconds with code 130, its standard error
+is the one line the script prints, and no process of the group is left running. Otherwise it is
+slow (ended later), a hang (not ended after ``--hang`` seconds: the group is then killed with
+SIGKILL), a bad exit code, extra output (a traceback) or a leftover process. A run that finished
+before the signal does not count. On a busy machine allow a longer ``--grace``: the ending of a
+train.py run includes the teardown of torch, seconds on a loaded machine.
+
+A process that exits stays a zombie until its parent reaps it. The workers' parent must reap them
 (a zombie whose parent is alive counts as left over); a zombie left by a process that has exited
 belongs to init, which reaps it on a normal system, so it does not count.
 """
@@ -23,6 +31,7 @@ import argparse
 import os
 import random
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,16 +40,19 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-TARGETS = {
+_TRAIN = ["train.py", "--dragon", "fire", "--opponents", "random", "--n-envs", "2", "--n-steps", "128",
+          "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16", "--final-eval-games", "0", "--seed", "1",
+          "--logdir", "", "--no-progress", "--out", "{tmp}/fire"]
+TARGETS = {  # name: (command, the line on standard output that starts the window, if any)
     # heuristic against random: about 4 ms a game on a core, so this runs well past the window
     "evaluate": (["evaluate.py", "--agents", "heuristic", "random", "--games", "2000", "--workers", "2",
                   "--seed", "1", "--no-progress"], None),
-    # train.py's warm start: its games are played in the background by agents/imitation.py
-    "collect": (["train.py", "--dragon", "fire", "--opponents", "random", "--timesteps", "256",
-                 "--n-envs", "2", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1",
-                 "--net-arch", "16", "--eval-every", "0", "--final-eval-games", "0",
-                 "--bc-games", "4000", "--bc-epochs", "1", "--distill-games", "0", "--seed", "1",
-                 "--logdir", "", "--no-progress", "--out", "{tmp}/fire"], "behaviour cloning: "),
+    "collect": (_TRAIN + ["--timesteps", "128", "--eval-every", "0", "--bc-games", "4000", "--bc-epochs", "1",
+                          "--distill-games", "0"], "behaviour cloning: "),
+    "distill": (_TRAIN + ["--timesteps", "128", "--eval-every", "0", "--bc-games", "200", "--bc-epochs", "40",
+                          "--distill-games", "400", "--distill-teacher", "search:4"], "distillation: "),
+    "ppo": (_TRAIN + ["--timesteps", "100000", "--eval-every", "1024", "--eval-games", "100",
+                      "--bc-games", "0", "--distill-games", "0"], "training Ruby"),
 }
 
 
@@ -170,23 +182,26 @@ def main(argv=None) -> int:
             cmd, marker = TARGETS[name]
             cmd = [c.format(tmp=tmp) for c in cmd]
             counts: dict[str, int] = {}
-            slowest = 0.0
+            exits = []  # seconds from the signal to the exit, of the runs that exited
             for k in range(a.tries):
                 sig = signal.SIGTERM if rng.random() < a.sigterm else signal.SIGINT
                 delay = rng.uniform(0, a.window)
                 r = one_try(cmd, sig, delay, marker, a.grace, a.hang)
                 counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
-                slowest = max(slowest, r["seconds"] or 0.0)
+                if r["seconds"] is not None:
+                    exits.append(r["seconds"])
                 if r["outcome"] not in ("clean", "finished"):
                     failed += 1
                     tail = r["stderr"].strip().splitlines()[-3:]
+                    took = "not ended" if r["seconds"] is None else f"ended in {r['seconds']:.1f}s"
                     print(f"{name} try {k + 1}: {r['outcome']} after {signal.Signals(sig).name} at "
-                          f"{delay:.2f}s ({r['seconds'] or a.hang:.1f}s, code {r['code']}, left {r['left']}): "
-                          f"{' | '.join(tail)}", flush=True)
+                          f"{delay:.2f}s ({took}, code {r['code']}, left {r['left']}): {' | '.join(tail)}",
+                          flush=True)
             counted = a.tries - counts.get("finished", 0)
             summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
-            print(f"{name}: {counts.get('hang', 0)} hangs / {counted} tries; {summary}; "
-                  f"slowest exit {slowest:.2f}s", flush=True)
+            timing = (f"; exit {statistics.median(exits):.2f}s median, {max(exits):.2f}s at most"
+                      if exits else "")
+            print(f"{name}: {counts.get('hang', 0)} hangs / {counted} tries; {summary}{timing}", flush=True)
     return 1 if failed else 0
 
 

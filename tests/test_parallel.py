@@ -63,7 +63,7 @@ def exists(pid: int) -> bool:
     return os.path.exists(f"/proc/{pid}")
 
 
-@pytest.mark.parametrize("context", ["fork", "spawn"])
+@pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
 def test_results_are_those_of_a_plain_map(context):
     jobs = list(range(40))
     with Pool(2, context=context) as pool:
@@ -105,7 +105,7 @@ def test_leaving_the_block_by_an_interrupt_kills_and_reaps_busy_workers():
 def test_a_dead_worker_or_an_unpicklable_result_is_an_error_not_a_hang():
     with pytest.raises(WorkerError, match="exit code 3"), Pool(2) as pool:
         pool.map(die, range(4))
-    with pytest.raises(WorkerError, match="job 0"), Pool(1) as pool:
+    with pytest.raises(WorkerError, match="batch 0 cannot be sent back"), Pool(1) as pool:
         pool.map(unpicklable, [1])
 
 
@@ -146,3 +146,25 @@ def test_the_pools_users_give_the_same_results_for_any_number_of_workers():
     assert train.evaluate("heuristic", "random", "fire", 2, 100, seed=5, workers=2) == one
     jobs = [(["random", "heuristic"], 7 + g, None) for g in range(12)]
     assert balance.run_games(jobs, 2) == balance.run_games(jobs, 1)
+
+
+def test_a_second_interrupt_while_shutting_down_exits_at_once_and_kills_the_workers():
+    code = ("import sys, time; sys.path[:0] = [%r, %r]\n"
+            "from test_parallel import slow\n"
+            "from agents.parallel import Pool, handle_interrupts\n"
+            "handle_interrupts()\n"
+            "pool = Pool(2)\n"
+            "print(*[p.pid for p in pool._procs], flush=True)\n"
+            "try:\n"
+            "    pool.map(slow, [60, 60])\n"
+            "except KeyboardInterrupt:\n"
+            "    print('shutting down', flush=True)\n"
+            "    time.sleep(60)  # a shutdown that does not end\n" % (ROOT, os.path.join(ROOT, "tests")))
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    workers = [int(w) for w in proc.stdout.readline().split()]
+    proc.send_signal(signal.SIGTERM)  # the first: a KeyboardInterrupt, as SIGINT
+    assert proc.stdout.readline() == "shutting down\n"
+    assert all(running(pid) for pid in workers)  # nothing has ended the pool yet
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(10) == 130
+    assert not any(exists(pid) for pid in workers)  # killed and reaped
