@@ -17,8 +17,9 @@ A try is clean when the process exits within ``--grace`` seconds with code 130, 
 is the one line the script prints, and no process of the group is left running. Otherwise it is
 slow (ended later), a hang (not ended after ``--hang`` seconds: the group is then killed with
 SIGKILL), a bad exit code, extra output (a traceback) or a leftover process. A run that finished
-before the signal does not count. On a busy machine allow a longer ``--grace``: the ending of a
-train.py run includes the teardown of torch, seconds on a loaded machine.
+before the signal does not count. The ending of a train.py process includes the teardown of torch
+and the other libraries, about a second of CPU: on a loaded machine allow a longer ``--grace``
+(the time to the interrupt's line is printed too).
 
 A process that exits stays a zombie until its parent reaps it. The workers' parent must reap them
 (a zombie whose parent is alive counts as left over); a zombie left by a process that has exited
@@ -99,7 +100,8 @@ def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marke
     """Start ``python ARGS`` in its own process group, send ``sig`` to the group ``delay`` seconds
     after ``marker`` appears on its standard output (without one: after its first child process
     appears), and judge the ending. Returns ``{"outcome": "clean" | "slow" | "hang" | "exit code" |
-    "output" | "left over" | "finished", "code", "stderr", "seconds" (signal to exit), "left"}``."""
+    "output" | "left over" | "finished", "code", "stderr", "seconds" (signal to exit), "line_s"
+    (signal to the first line on standard error), "left"}``."""
     env = dict(os.environ, PYTHONPATH=ROOT, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-c", _FOREGROUND, *args], cwd=ROOT, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -112,8 +114,12 @@ def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marke
             if marker is not None and marker in line:
                 seen.set()
 
+    first_line = []  # when the first line came on standard error
+
     def read_err():
-        err.extend(proc.stderr)
+        for line in proc.stderr:
+            first_line.append(time.monotonic())
+            err.append(line)
 
     readers = [threading.Thread(target=f, daemon=True) for f in (read_out, read_err)]
     for t in readers:
@@ -123,7 +129,7 @@ def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marke
         if seen.wait(0.01) or (marker is None and len(group(proc.pid)) > 1):
             break
     time.sleep(delay)
-    result = {"code": None, "stderr": "", "seconds": None, "left": []}
+    result = {"code": None, "stderr": "", "seconds": None, "line_s": None, "left": []}
     if proc.poll() is not None:
         for t in readers:
             t.join()
@@ -140,7 +146,8 @@ def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marke
         proc.wait()
     for t in readers:
         t.join(5)
-    result.update(code=proc.returncode, stderr="".join(err))
+    result.update(code=proc.returncode, stderr="".join(err),
+                  line_s=first_line[0] - t0 if first_line else None)
     if outcome is None:
         result["left"] = left_over(proc.pid)
     lines = result["stderr"].splitlines()
@@ -182,7 +189,7 @@ def main(argv=None) -> int:
             cmd, marker = TARGETS[name]
             cmd = [c.format(tmp=tmp) for c in cmd]
             counts: dict[str, int] = {}
-            exits = []  # seconds from the signal to the exit, of the runs that exited
+            exits, lines = [], []  # seconds from the signal to the exit, and to the first line
             for k in range(a.tries):
                 sig = signal.SIGTERM if rng.random() < a.sigterm else signal.SIGINT
                 delay = rng.uniform(0, a.window)
@@ -190,6 +197,8 @@ def main(argv=None) -> int:
                 counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
                 if r["seconds"] is not None:
                     exits.append(r["seconds"])
+                if r["line_s"] is not None:
+                    lines.append(r["line_s"])
                 if r["outcome"] not in ("clean", "finished"):
                     failed += 1
                     tail = r["stderr"].strip().splitlines()[-3:]
@@ -201,6 +210,8 @@ def main(argv=None) -> int:
             summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
             timing = (f"; exit {statistics.median(exits):.2f}s median, {max(exits):.2f}s at most"
                       if exits else "")
+            if lines:
+                timing += f"; first line {statistics.median(lines):.2f}s median, {max(lines):.2f}s at most"
             print(f"{name}: {counts.get('hang', 0)} hangs / {counted} tries; {summary}{timing}", flush=True)
     return 1 if failed else 0
 

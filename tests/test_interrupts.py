@@ -16,7 +16,13 @@ sys.path.insert(0, BENCH)
 
 from interrupt_stress import one_try  # noqa: E402
 
-GRACE = 10.0  # seconds to exit: a clean exit takes well under one, on two busy cores a few
+
+def grace() -> float:
+    """Seconds allowed to exit. A tournament exits in well under one, train.py in one or two (the
+    teardown of torch is about a second of CPU); on a machine loaded many times over its cores each
+    second of CPU takes many more (20 s at a load of 12 per core), so the bound grows with the load."""
+    return 10.0 * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
 
 EVALUATE = ["evaluate.py", "--agents", "heuristic", "random", "--games", "1000", "--workers", "2",
             "--seed", "1", "--no-progress"]
@@ -35,7 +41,8 @@ def interrupt_repeatedly(cmd, marker, tries, window, name):
     for k in range(tries):
         sig = signal.SIGTERM if k == tries - 1 else signal.SIGINT
         delay = rng.uniform(0, window)
-        r = one_try(cmd, sig, delay, marker, grace=GRACE, hang=GRACE)
+        limit = grace()
+        r = one_try(cmd, sig, delay, marker, grace=limit, hang=limit)
         what = f"try {k + 1} ({sig.name} {delay:.2f}s into the work): {r}"
         assert r["outcome"] != "finished", "the run must outlast the signal: " + what
         assert r["outcome"] == "clean", what
