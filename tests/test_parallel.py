@@ -120,15 +120,19 @@ def test_workers_ignore_sigint_the_parent_owns_it(capfd):
     assert capfd.readouterr().err == ""  # no KeyboardInterrupt traceback from a worker
 
 
-def test_workers_exit_when_their_parent_dies():
+def start_parent(body: str):
+    """A Python process that starts a pool of two workers, prints their ids, then runs ``body``
+    (``pool`` is the pool, ``slow`` the job above)."""
     code = ("import sys, time; sys.path[:0] = [%r, %r]\n"
             "from test_parallel import slow\n"
-            "from agents.parallel import Pool\n"
-            "pool = Pool(2)\n"
-            "print(*[p.pid for p in pool._procs], flush=True)\n"
-            "pool.map(slow, [60, 60])\n" % (ROOT, os.path.join(ROOT, "tests")))
-    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    workers = [int(w) for w in parent.stdout.readline().split()]
+            "from agents.parallel import Pool, handle_interrupts\n" % (ROOT, os.path.join(ROOT, "tests")))
+    code += body.replace("POOL", "pool = Pool(2); print(*[p.pid for p in pool._procs], flush=True)")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    return proc, [int(w) for w in proc.stdout.readline().split()]
+
+
+def test_workers_exit_when_their_parent_dies():
+    parent, workers = start_parent("POOL\npool.map(slow, [60, 60])\n")
     assert len(workers) == 2 and all(running(pid) for pid in workers)
     parent.kill()  # SIGKILL: no handler, no cleanup in the parent
     parent.wait()
@@ -149,19 +153,13 @@ def test_the_pools_users_give_the_same_results_for_any_number_of_workers():
 
 
 def test_a_second_interrupt_while_shutting_down_exits_at_once_and_kills_the_workers():
-    code = ("import sys, time; sys.path[:0] = [%r, %r]\n"
-            "from test_parallel import slow\n"
-            "from agents.parallel import Pool, handle_interrupts\n"
-            "handle_interrupts()\n"
-            "pool = Pool(2)\n"
-            "print(*[p.pid for p in pool._procs], flush=True)\n"
-            "try:\n"
-            "    pool.map(slow, [60, 60])\n"
-            "except KeyboardInterrupt:\n"
-            "    print('shutting down', flush=True)\n"
-            "    time.sleep(60)  # a shutdown that does not end\n" % (ROOT, os.path.join(ROOT, "tests")))
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    workers = [int(w) for w in proc.stdout.readline().split()]
+    proc, workers = start_parent("handle_interrupts()\n"
+                                 "try:\n"
+                                 "    POOL\n"
+                                 "    pool.map(slow, [60, 60])\n"
+                                 "except KeyboardInterrupt:\n"
+                                 "    print('shutting down', flush=True)\n"
+                                 "    time.sleep(60)  # a shutdown that does not end\n")
     proc.send_signal(signal.SIGTERM)  # the first: a KeyboardInterrupt, as SIGINT
     assert proc.stdout.readline() == "shutting down\n"
     assert all(running(pid) for pid in workers)  # nothing has ended the pool yet
