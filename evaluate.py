@@ -79,6 +79,7 @@ import sys
 from collections import Counter, defaultdict
 
 from agents import AgentSpecError, make_agent
+from agents.parallel import Pool, handle_interrupts
 from agents.runner import play_game
 from agents.stats import wilson
 from havok_env.cards import CardDataError, default_cards
@@ -476,16 +477,16 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
             if bar is not None:
                 bar.close()
     else:
-        import multiprocessing as mp
-        ctx = mp.get_context("spawn")
         bar = _progress(len(jobs), progress)
-        with ctx.Pool(min(workers, len(jobs)), initializer=_init_worker, initargs=(specs, factory)) as pool:
-            for summary in pool.imap_unordered(_play_job_summary, jobs, chunksize=1):
-                results.append((summary, None))
-                if bar is not None:
-                    bar.update(1)
-        if bar is not None:
-            bar.close()
+        try:
+            with Pool(min(workers, len(jobs)), _init_worker, (specs, factory), context="spawn") as pool:
+                for summary in pool.imap_unordered(_play_job_summary, jobs):
+                    results.append((summary, None))
+                    if bar is not None:
+                        bar.update(1)
+        finally:  # an interrupt's one line goes below the bar, not onto it
+            if bar is not None:
+                bar.close()
     _close(agents)
     summaries = sorted((s for s, _ in results), key=lambda s: s["index"])
     rep = report(specs, n, summaries, seed=seed, games_requested=games, plan=plan)
@@ -1284,4 +1285,5 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
 
 
 if __name__ == "__main__":
+    handle_interrupts()
     sys.exit(main())

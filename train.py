@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import platform
 import sys
 import time
 from functools import partial
 
+from agents.parallel import Pool, handle_interrupts
 from agents.stats import wilson
 from havok_env.cards import CardDataError, default_cards
 from havok_env.constants import PLAYER_COUNTS, is_player_count
@@ -184,7 +184,7 @@ def evaluate(learner, opp_spec: str, dragon: str, players: int, games: int, seed
     if workers == 1:
         parts = [_play_chunk(jobs[0])]
     else:
-        with mp.get_context("fork").Pool(workers) as pool:
+        with Pool(workers, context="fork") as pool:
             parts = pool.map(_play_chunk, jobs)
     w, d, l = (sum(x[i] for x in parts) for i in range(3))
     lo, hi = wilson(w, games)
@@ -587,4 +587,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    handle_interrupts()
     sys.exit(main())

@@ -18,13 +18,13 @@ import os
 import statistics
 import sys
 import time
-from multiprocessing import Pool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from agents import make_agent  # noqa: E402
+from agents.parallel import Pool, run_script  # noqa: E402
 from havok_env.cards import default_cards  # noqa: E402
 from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS  # noqa: E402
 from havok_env.engine import Game  # noqa: E402
@@ -157,4 +157,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "balance.py")

@@ -38,6 +38,7 @@ if ROOT not in sys.path:
 
 from collections import Counter  # noqa: E402
 
+from agents.parallel import run_script  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
 from havok_env.view import SeatView  # noqa: E402
 from train import evaluate, fmt_eval  # noqa: E402
@@ -137,4 +138,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_script(main, "luck_cap.py"))
