@@ -368,7 +368,7 @@ class _Reader:
                 _fail(path, f"a {f} frame cannot lie on a {below['f']} frame at step "
                             f"{below.get('step')!r}")
         getattr(self, f)(i, v, fr, path)
-        return fr
+        return {k: fr[k] for k in v if k in fr}  # in the snapshot's order, so its JSON is the same
 
     def turn(self, i, v, fr, path):
         pass
@@ -408,7 +408,8 @@ class _Reader:
         if step != 2:
             for key in effect:
                 if key in v:
-                    _fail(f"{path}.{key}", f"an event has no {key!r} before it resolves (step 2)")
+                    _fail(f"{path}.{key}", f"a flipped card has no {key!r} until its event "
+                                           f"resolves (step 2)")
             return
         for key in effect:
             if key not in v:
@@ -465,7 +466,7 @@ class _Reader:
             on = below["f"] if below["f"] == "use" else \
                 "treasure" if cs.is_treasure(below["card"]) else "event"
             if ab.trigger["on"] != on:
-                _fail(f"{path}.ability", f"{ab.name} crashes on a {ab.trigger['on']}, not on "
+                _fail(f"{path}.ability", f"{ab.name} crashes on {ab.trigger['on']!r}, not on "
                                          f"the {on} below it")
             if "types" in ab.trigger:  # it acts on the treasures the crashed card targets
                 t = below["t"]
@@ -499,13 +500,14 @@ class _Reader:
         if chosen is None and targeted:
             j = targeted[0]
             chosen = "none" if pc < j else "partly" if pc == j else "all"
-        fr["t"] = self.targets(v["t"], f"{path}.t", fr, ops[targeted[0]] if targeted else None,
-                               chosen or "none")
+        t = self.targets(v["t"], f"{path}.t", fr, ops[targeted[0]] if targeted else None,
+                         chosen or "none")
+        fr["t"] = {k: t[k] for k in v["t"] if k in t}
         op = ops[pc]
-        o = v["o"]
         keys = SCRATCH.get(op["op"], set()) if fr["f"] == "havok" or fr["step"] == "effect" else set()
-        _keys(o, f"{path}.o", set(), keys)
-        fr["o"] = self.scratch(o, f"{path}.o", fr, op)
+        _keys(v["o"], f"{path}.o", set(), keys)
+        o = self.scratch(v["o"], f"{path}.o", fr, op)
+        fr["o"] = {k: o[k] for k in v["o"] if k in o}
 
     def targets(self, t, path: str, fr: dict, op: dict | None, chosen: str) -> dict:
         name = op["op"] if op else None
@@ -668,11 +670,16 @@ class _Reader:
     def agrees(self, d: dict):
         """A snapshot that gives its pending decision must be the one the engine writes."""
         out = self.g.snapshot()
-        if _differs(d["pending"], out["pending"], OPTIONAL) is not None:
-            p = out["pending"]
+        p = out["pending"]
+        if p is None:
+            _fail("pending", "must be null: the position plays on to the end of the game")
+        if _differs(d["pending"], p, OPTIONAL) is not None:
             _fail("pending", f"does not match the position, which asks player {p['player']}'s "
                              f"{p['purpose']} decision with choices {p['choices']} (give null to "
                              f"have it derived)")
+        # dragons may be named by affinity or in any case; the snapshot names them
+        d = {**d, "players": [{**pl, "dragon": self.cs.dragons[k].name}
+                              for pl, k in zip(d["players"], self.g.s.dragons)]}
         where = _differs(d, out, OPTIONAL)
         if where is not None:
             _fail(_path(where), f"{_r(_get(d, where))} does not match the position: "
