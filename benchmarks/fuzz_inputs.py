@@ -91,11 +91,12 @@ def _deep(depth: int):
 
 
 def _copy(v):
-    """A deep copy, or ``v`` itself if it is nested too deeply to copy."""
+    """A deep copy; for a value nested too deeply to copy, a new one as deep (never ``v`` itself:
+    a tree holding one of its own branches twice could come to hold itself)."""
     try:
         return copy.deepcopy(v)
     except RecursionError:
-        return v
+        return _deep(3000)
 
 
 def _values(rng: random.Random, names: list[str], nodes: list) -> list:
@@ -143,7 +144,9 @@ def mutate(tree, rng: random.Random, names: list[str], focus=()) -> object:
             elif isinstance(value, list):
                 value.insert(rng.randrange(len(value) + 1), rng.choice(_values(rng, names, nodes)))
         elif kind in ("swap", "move"):  # between two places of the same kind (cards: two piles)
-            same = [nd for nd in nodes if nd[0] and type(nd[1]) is type(value) and nd[0] != path]
+            # not a place inside the other (the tree would come to hold itself)
+            same = [nd for nd in nodes if nd[0] and type(nd[1]) is type(value)
+                    and nd[0][:len(path)] != path and path[:len(nd[0])] != nd[0]]
             if same:
                 p2, v2 = rng.choice(same)
                 parent2 = tree
