@@ -21,7 +21,7 @@ from __future__ import annotations
 import reprlib
 from collections import Counter
 
-from .constants import MAX_PLAYERS, MIN_PLAYERS, N_OPTIONS, WIN_SCORE
+from .constants import N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count
 from .effects import WAIT, _thief
 from .engine import _HANDLERS, DECISION_KINDS, PURPOSES, Game, SnapshotError
 from .state import GameState
@@ -208,7 +208,9 @@ class _Reader:
             raise SnapshotError("not a Havok & Hijinks snapshot (an object with 'version': 1)")
         _keys(d, "", TOP_KEYS, TOP_OPTIONAL)
         g, cs = self.g, self.cs
-        n = self.n = _int(d["num_players"], "num_players", MIN_PLAYERS, MAX_PLAYERS)
+        if not is_player_count(d["num_players"]):
+            _fail("num_players", f"must be {PLAYER_COUNTS}, not {_r(d['num_players'])}")
+        n = self.n = d["num_players"]
         players = _list(d["players"], "players")
         if len(players) != n:
             _fail("players", f"{len(players)} players for num_players {n}")

@@ -155,7 +155,7 @@ def test_snapshot_card_missing():
 def test_snapshot_bad_player_count_and_dragon():
     d = snap()
     d["num_players"] = 5
-    with pytest.raises(SnapshotError, match=r"num_players: 5 is out of range \(2 to 4\)"):
+    with pytest.raises(SnapshotError, match=r"^snapshot num_players: must be 2, 3 or 4, not 5$"):
         Game.from_snapshot(d)
     d = snap()
     d["players"][1]["dragon"] = "Sapphire"
