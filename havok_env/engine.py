@@ -56,6 +56,20 @@ class SnapshotError(ValueError):
     """A saved game that cannot be restored."""
 
 
+def as_action(action) -> int:
+    """``action`` as a plain int: integral numbers (numpy ints, 3.0) are accepted, booleans and
+    everything else refused with IllegalActionError."""
+    if action.__class__ is int:
+        return action
+    try:
+        if isinstance(action, bool) or getattr(action, "dtype", None) == bool \
+                or int(action) != action:
+            raise ValueError
+        return int(action)
+    except (TypeError, ValueError, OverflowError):
+        raise IllegalActionError(f"action {action!r} is not an integer") from None
+
+
 class ActionLayout:
     """The shared action space, in blocks (offsets depend on the card set's sizes).
 
@@ -452,13 +466,7 @@ class Game:
         if s.pending is None:
             raise IllegalActionError(f"action {action!r}: the game is over, no decision is pending")
         if action.__class__ is not int:
-            try:  # integral numbers (numpy ints, 3.0) are accepted; booleans are not
-                if isinstance(action, bool) or getattr(action, "dtype", None) == bool \
-                        or int(action) != action:
-                    raise ValueError
-                action = int(action)
-            except (TypeError, ValueError):
-                raise IllegalActionError(f"action {action!r} is not an integer") from None
+            action = as_action(action)
         if action not in s.pending["choices"]:
             legal = ", ".join(f"{a} ({self.action_label(a)})" for a in s.pending["choices"])
             raise IllegalActionError(
@@ -533,11 +541,8 @@ class Game:
         idx = len(s.stack) - 1
         if fr["step"] == 0:
             fr["step"] = 1
-            if cs.is_treasure(card):
-                trig = {"on": "treasure", "frame": idx, "to": fr["you"], "card": card}
-            else:
-                trig = {"on": "event", "frame": idx, "flipper": fr["flipper"], "card": card}
-            s.stack.append({"f": "window", "trig": trig, "order": None, "i": 0, "decl": []})
+            s.stack.append({"f": "window", "trig": self.trigger(idx), "order": None, "i": 0,
+                            "decl": []})
             return CONTINUE
         if cs.is_treasure(card):
             to = fr.get("to", fr["you"])
@@ -582,12 +587,8 @@ class Game:
                         return r
                     break
             fr["step"] = "window"
-            t = fr["t"]
-            owners = [t["victim"]] if t.get("picks") and "victim" in t else []
-            trig = {"on": "use", "frame": len(s.stack) - 1, "user": user, "use": fr["use"],
-                    "type": ab.type, "owners": owners, "picks": list(t.get("picks", ())), "give": t.get("give"),
-                    "ability": fr["ability"]}
-            s.stack.append({"f": "window", "trig": trig, "order": None, "i": 0, "decl": []})
+            s.stack.append({"f": "window", "trig": self.trigger(len(s.stack) - 1), "order": None,
+                            "i": 0, "decl": []})
             return CONTINUE
         if fr["step"] == "window":
             if fr.get("canceled"):
@@ -616,6 +617,22 @@ class Game:
         s.stack.pop()
         self._after_resolution()
         return CONTINUE
+
+    def trigger(self, idx: int) -> dict:
+        """The trigger of the crash window that opens on the frame ``stack[idx]``: a Havok card
+        just flipped (at step 0) or a card or ability whose targets are chosen. The window's copy
+        is taken then, before any crash changes the frame (snapshot.py rebuilds it to check one)."""
+        fr = self.s.stack[idx]
+        if fr["f"] == "havok":
+            card = fr["card"]
+            if self.cards.is_treasure(card):
+                return {"on": "treasure", "frame": idx, "to": fr["you"], "card": card}
+            return {"on": "event", "frame": idx, "flipper": fr["flipper"], "card": card}
+        t = fr["t"]
+        owners = [t["victim"]] if t.get("picks") and "victim" in t else []
+        return {"on": "use", "frame": idx, "user": fr["user"], "use": fr["use"],
+                "type": self.ability(fr["ability"]).type, "owners": owners,
+                "picks": list(t.get("picks", ())), "give": t.get("give"), "ability": fr["ability"]}
 
     def _window(self, fr: dict) -> int:
         s = self.s
@@ -715,51 +732,12 @@ class Game:
 
     @classmethod
     def from_snapshot(cls, d: dict, cards: CardSet | None = None) -> "Game":
-        """Restore a game saved by :meth:`snapshot` (also accepts a hand-edited one)."""
-        g = object.__new__(cls)
-        g.cards = cards or default_cards()
-        g._layout()
-        try:
-            if not isinstance(d, dict) or d.get("version") != 1:
-                raise SnapshotError("not a Havok & Hijinks snapshot (missing 'version': 1)")
-            kind = g.cards.kind
-            ks = lambda names: [kind(x) for x in names]  # noqa: E731
-            n = d["num_players"]
-            players = d["players"]
-            if not is_player_count(n) or len(players) != n:
-                raise SnapshotError(f"bad player count {n!r} for {len(players)} players")
-            dragons = [g.cards.dragon_index(pl["dragon"]) for pl in players]
-            s = GameState(n, dragons, int(d["rng"]))
-            s.havok, s.hijinks = ks(d["havok_deck"]), ks(d["hijinks_deck"])
-            s.discard, s.past_events, s.trash = ks(d["discard"]), ks(d["past_events"]), ks(d["trash"])
-            s.canceled = [[int(o), kind(x)] for o, x in d["in_play"]["canceled"]]
-            s.in_play = ks(d["in_play"]["resolving"]) + [k for _, k in s.canceled]
-            for i, pl in enumerate(players):
-                s.hands[i], s.hoards[i] = ks(pl["hand"]), ks(pl["hoard"])
-                s.ready[i] = bool(pl["ready"])
-                s.known[i] = ks(pl.get("known_top", []))
-                s.cards_used[i] = int(pl.get("cards_used", 0))
-                s.card_limit[i] = int(pl.get("card_limit", 1))
-                s.innate_used[i] = bool(pl.get("innate_used", False))
-                s.restricted[i] = bool(pl.get("restricted", False))
-            s.current, s.turn = int(d["current_player"]), int(d["turn"])
-            s.stack = json.loads(json.dumps(d["stack"]))
-            pend = d["pending"]
-            s.pending = None if pend is None else {
-                "player": pend["player"], "kind": pend["kind"], "purpose": pend["purpose"],
-                "choices": list(pend["choices"]), "context": pend["context"]}
-            s.result = d["result"]
-            s.log = d.get("log")
-            s.pending = None  # re-derived below from the stack, so edited positions stay legal
-            g.s, g.seed, g.options = s, d.get("seed"), d.get("options")
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise SnapshotError(f"corrupt snapshot: {type(e).__name__}: {e}") from None
-        g.check_cards()
-        if s.result is None:
-            g._advance()
-        return g
+        """Restore a game saved by :meth:`snapshot`, or a hand-edited one (give ``pending`` null
+        to have the decision derived). Every field is validated first (:mod:`havok_env.snapshot`);
+        any problem raises :class:`SnapshotError` naming the field."""
+        from .snapshot import restore
+
+        return restore(d, cards or default_cards())
 
     def check_cards(self):
         """Raise SnapshotError unless every card of the set is in exactly one place."""

@@ -107,7 +107,11 @@ At the end of the game the sole winner gets +1 and every other seat -1; in a dra
 get 0 and the rest -1. All other rewards are 0. The game ends as soon as a hoard is worth 15 or more
 (highest hoard wins) or when a Havok card must be flipped from an empty deck. An illegal action
 through `env()` ends the game with -1 for the offender (PettingZoo's `TerminateIllegalWrapper`);
-`raw_env` raises `IllegalActionError` naming the action and the decision.
+`raw_env` raises `IllegalActionError` naming the action and the decision. An action that is not an
+integer (`True`, `"3"`, `2.5`) raises `IllegalActionError` through both; integral numbers (numpy
+ints, `3.0`) are taken. `raw_env.step()` before `reset()`, or once the game is over and every agent
+has been stepped with `None`, raises `IllegalActionError` too (`env()` keeps PettingZoo's
+behaviour: an error before `reset()`, a warning and nothing else after the end).
 
 ## Arguments
 
@@ -115,7 +119,10 @@ through `env()` ends the game with -1 for the offender (PettingZoo's `TerminateI
 affinities, one per seat (`None` entries are chosen at random, distinct). `reset(seed=s)` fixes
 everything: the same seed and actions give the same game, byte for byte.
 `reset(options={"snapshot": d})` starts from a position saved with `env.unwrapped.game.snapshot()`
-(or edited by hand); `env.unwrapped.record()` returns the game so far as a replay.
+or edited by hand (give `"pending": None` to have the decision derived); every field is validated
+and a bad one raises `SnapshotError` naming it. A finished game's snapshot starts as just after its
+last step: every agent terminated with its reward, stepped with `None` until none is left.
+`env.unwrapped.record()` returns the game so far as a replay.
 
 ## Version history
 
@@ -136,7 +143,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .engine import Game
+from .engine import Game, IllegalActionError, SnapshotError, as_action
 from .observe import Observer
 from .render import describe_table
 from .version import ENV_VERSION
@@ -146,7 +153,7 @@ def env(**kwargs):
     raw = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     e2 = wrappers.AssertOutOfBoundsWrapper(e)
-    e3 = wrappers.OrderEnforcingWrapper(e2)
+    e3 = _OrderEnforcingWrapper(e2)
     raw._mirrors = (e, e2, e3)
     return e3
 
@@ -156,6 +163,21 @@ def env(**kwargs):
 # wrappers whenever it sets them, so reads are plain attribute hits. Values are the same objects.
 _MIRRORED = frozenset({"agent_selection", "agents", "rewards", "terminations", "truncations",
                        "infos", "_cumulative_rewards"})
+
+
+class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper that first refuses a non-integer action with the
+    engine's IllegalActionError, as raw_env does: inside, AssertOutOfBoundsWrapper takes True for
+    1 and TerminateIllegalWrapper then indexes the action mask with it. Integral numbers (numpy
+    ints, 3.0) go on as plain ints."""
+
+    def step(self, action):
+        if action.__class__ is not int and action is not None:
+            action = as_action(action)
+        super().step(action)
+
+    def __str__(self) -> str:
+        return str(self.env)
 
 
 class _ActionSpace(spaces.Discrete):
@@ -221,10 +243,11 @@ class raw_env(AECEnv):
         else:
             game_seed = self._seeder.getrandbits(63)
         if options and "snapshot" in options:  # start from a saved or hand-built position
-            self.game = Game.from_snapshot(options["snapshot"], cards=self._cards)
-            if self.game.num_players != self.num_players:
-                raise ValueError(f"the snapshot has {self.game.num_players} players, "
-                                 f"this env {self.num_players}")
+            game = Game.from_snapshot(options["snapshot"], cards=self._cards)
+            if game.num_players != self.num_players:
+                raise SnapshotError(f"the snapshot has {game.num_players} players, this env "
+                                    f"{self.num_players}")
+            self.game = game
         else:
             self.game = Game(self.num_players, self.dragons, seed=game_seed, cards=self._cards,
                              log=self.render_mode is not None)
@@ -236,7 +259,11 @@ class raw_env(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {"dragon": self.game.dragon(i).name} for i, a in enumerate(self.agents)}
         self._obs_cache: dict = {}
-        self.agent_selection = self.possible_agents[self.game.to_act]
+        if self.game.is_over:  # a finished game's snapshot: as just after its last step
+            self._game_over()
+            self.agent_selection = self.possible_agents[0]
+        else:
+            self.agent_selection = self.possible_agents[self.game.to_act]
 
     def observe(self, agent):
         obs = self._obs_cache.get(agent)
@@ -246,24 +273,34 @@ class raw_env(AECEnv):
         return obs
 
     def step(self, action):
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):  # no game yet, or every agent is done with it
+            raise IllegalActionError(
+                "step() before reset(): no game has started" if self.game is None else
+                "step() after the game is over and every agent is done: call reset()") from None
+        if dead:
             return self._was_dead_step(action)
         self.game.apply(action)
         self.actions.append(int(action))
         self._obs_cache.clear()
         self._cumulative_rewards[agent] = 0.0
         if self.game.is_over:
-            rewards = self.game.rewards()
-            for i, a in enumerate(self.agents):
-                self.rewards[a] = rewards[i]
-                self.terminations[a] = True
-                self.infos[a]["result"] = self.game.result
-            self._accumulate_rewards()  # rewards are all zero before the end
+            self._game_over()
         else:
             self.agent_selection = self.possible_agents[self.game.to_act]
         if self.render_mode == "human":
             self.render()
+
+    def _game_over(self):
+        """Every agent terminated, with its reward for the result."""
+        rewards = self.game.rewards()
+        for i, a in enumerate(self.agents):
+            self.rewards[a] = rewards[i]
+            self.terminations[a] = True
+            self.infos[a]["result"] = self.game.result
+        self._accumulate_rewards()  # rewards are all zero before the end
 
     def action_label(self, action: int) -> str:
         """What ``action`` means in the current decision, e.g. 'play Sticky Claws'."""

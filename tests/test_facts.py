@@ -92,7 +92,7 @@ def test_every_entry_point_allows_the_same_player_counts(tmp_path):
             Game(n, seed=1)
         with pytest.raises(ConfigError, match=f"num_players must be {PLAYER_COUNTS}, not {n}"):
             SingleAgentEnv("fire", n)
-        with pytest.raises(SnapshotError, match=f"bad player count {n}"):
+        with pytest.raises(SnapshotError, match=f"num_players: must be {PLAYER_COUNTS}, not {n}"):
             Game.from_snapshot({**snap, "num_players": n})
         with pytest.raises(AgentSpecError, match=f"players must be {PLAYER_COUNTS}, not {n}"):
             check_record(record(players=n), "m.json")
