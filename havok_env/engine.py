@@ -25,6 +25,10 @@ from .effects import CONTINUE, DONE, WAIT
 from .state import GameState
 
 
+#: Why a game ended (``result["reason"]``, as the engine sets it), in words for people.
+END_REASONS = {"hoard_15": f"a hoard reached {WIN_SCORE}", "havok_empty": "the Havok deck ran out"}
+
+
 class _LogFormatter(string.Formatter):
     """Formats :meth:`Game.say` templates: names for seats, cards and abilities."""
 

@@ -360,3 +360,27 @@ def test_the_rules_document_every_purpose_with_its_kind():
         for p in re.findall(r"`(\w+)`", purposes):
             documented[p] = kind
     assert documented == {p.name: p.kind for p in DECISIONS.values()}
+
+
+def test_the_arena_takes_the_player_counts_questions_and_end_reasons_from_their_homes():
+    arena = pytest.importorskip("arena")
+    from arena import payload
+    from havok_env import Game
+    from havok_env.constants import MAX_PLAYERS, PLAYER_COUNTS, WIN_SCORE
+    from havok_env.decisions import DECISIONS
+    from havok_env.engine import END_REASONS
+    from havok_env.view import SeatView
+    with pytest.raises(arena.ArenaError, match=f"--players must be {PLAYER_COUNTS}, not {MAX_PLAYERS + 1}"):
+        arena.make_study(None, ["heuristic"], MAX_PLAYERS + 1, None, None, None)
+    assert END_REASONS["hoard_15"] == f"a hoard reached {WIN_SCORE}"
+    g = Game(2, seed=3)
+    seen = set()
+    while not g.is_over:
+        p = g.pending
+        q, _ = payload.question(SeatView(g, p["player"]), p["purpose"], p["context"])
+        want = DECISIONS[p["purpose"]].question
+        assert q.endswith(want if p["purpose"] == "crash" else want[1:]), (q, want)
+        seen.add(p["purpose"])
+        g.apply(g.legal_actions()[-1])
+    assert {"main", "crash"} <= seen
+    assert payload.result(SeatView(g, 0))["reason"] == END_REASONS[g.result["reason"]]
