@@ -28,30 +28,11 @@ import shutil
 import sys
 import textwrap
 
+from havok_env.constants import WIN_SCORE
 from havok_env.decisions import DECISIONS
+from havok_env.engine import END_REASONS
 
 from .base import Agent
-
-QUESTIONS = {
-    "main": "Your turn: choose an action.",
-    "steal_from": "Steal from whom?",
-    "steal_pick": "Which treasure do you steal?",
-    "break_from": "Whose treasure do you break?",
-    "break_pick": "Which treasure do you break?",
-    "trade_from": "Trade with whom?",
-    "trade_take": "Which treasure do you take in the trade?",
-    "trade_give": "Which of your treasures do you give in exchange?",
-    "salvage_pick": "Which treasure do you take from the trash heap?",
-    "swap_pick": "Which of your treasures do you offer instead?",
-    "redirect_to": "Which player does the event go to?",
-    "flip_or_not": "Do you flip the top Havok card?",
-    "resolve_which": "Which card resolves?",
-    "bottom": "Do you put one of these on the bottom of the Havok deck?",
-    "recall_pick": "Which card do you take back from the discard pile?",
-    "pass_pick": "Which treasure do you pass to the left?",
-    "raid_pick": "Which of your treasures breaks?",
-    "tribute_pick": "Which treasure do you give?",
-}
 
 # what to say when a block of the table goes away
 GONE = {"canceled": "Canceled cards: none now (they went back to their owners' hands).",
@@ -148,7 +129,7 @@ class HumanAgent(Agent):
             verdict = "You win!" if len(winners) == 1 else "A draw: you share the lead."
         else:
             verdict = "You lose."
-        self._say(f"=== Game over ({_reason(r['reason'])}). {verdict} Final hoards: "
+        self._say(f"=== Game over ({END_REASONS.get(r['reason'], r['reason'])}). {verdict} Final hoards: "
                   + ", ".join(f"{self._who(p)} {s}" for p, s in enumerate(scores)) + " ===\n")
 
     # -- input parsing ---------------------------------------------------------------------------
@@ -253,7 +234,7 @@ class HumanAgent(Agent):
             seats.append(f"{game.seat_name(p)} = {who} ({game.dragon(p).name})")
         of = f" of {self.games}" if self.games else ""
         self._say(f"\n=== Game {self._game_no}{of}: you are {game.seat_name(self.seat)}, playing "
-                  f"{d.name}. First to a hoard worth 15 wins. ===")
+                  f"{d.name}. First to a hoard worth {WIN_SCORE} wins. ===")
         self._say("Seats: " + "; ".join(seats))
         self._say(HELP)
 
@@ -276,8 +257,8 @@ class HumanAgent(Agent):
         p = game.pending
         purpose, ctx = p["purpose"], p["context"] or {}
         if purpose == "crash":
-            return _trigger_text(game, ctx.get("trigger") or {}, self.seat) + " Will you crash?"
-        q = QUESTIONS.get(purpose, "Choose:")
+            return f"{_trigger_text(game, ctx.get('trigger') or {}, self.seat)} {DECISIONS['crash'].question}"
+        q = DECISIONS[purpose].question
         if "ability" in ctx and purpose != "main":
             try:
                 ab = game.ability(ctx["ability"])
@@ -316,10 +297,6 @@ def _wrap(line: str, width: int) -> str:
     indent = " " * (len(line) - len(line.lstrip()) + 4)
     return "\n".join(textwrap.wrap(line, max(width, len(indent) + 20), subsequent_indent=indent,
                                     break_long_words=False, break_on_hyphens=False)) or line
-
-
-def _reason(reason: str) -> str:
-    return {"hoard_15": "a hoard reached 15", "havok_empty": "the Havok deck ran out"}.get(reason, reason)
 
 
 def _trigger_text(game, trig: dict, me: int) -> str:

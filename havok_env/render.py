@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .constants import WIN_SCORE
+
 
 def _counted(names: list[str]) -> str:
     if not names:
@@ -34,7 +36,7 @@ def table_blocks(game, seat: int | None = None, last_log: int = 8) -> list[tuple
             used.append("lost in the woods")
         mark = ">" if p == s.current else " "
         blocks.append((f"seat {p}", [f"{mark} {game.seat_name(p)}: {d.name} ({d.affinity}, {state}) "
-                                     f"hoard {game.score(p)}/15: {hoard}; {len(s.hands[p])} card(s) in hand"
+                                     f"hoard {game.score(p)}/{WIN_SCORE}: {hoard}; {len(s.hands[p])} card(s) in hand"
                                      + (f" [{'; '.join(used)}]" if used else "")]))
     blocks.append(("discard", [f"Discard pile: {_counted([cs.names[k] for k in s.discard])}"]))
     blocks.append(("trash", [f"Trash heap: {_counted([cs.names[k] for k in s.trash])}"]))

@@ -384,3 +384,59 @@ def test_the_arena_takes_the_player_counts_questions_and_end_reasons_from_their_
         g.apply(g.legal_actions()[-1])
     assert {"main", "crash"} <= seen
     assert payload.result(SeatView(g, 0))["reason"] == END_REASONS[g.result["reason"]]
+
+
+def test_the_human_player_asks_the_tables_questions_and_names_the_end_in_its_words(capsys):
+    import io
+
+    from agents.human import HumanAgent
+    from havok_env import Game
+    from havok_env.constants import WIN_SCORE
+    from havok_env.decisions import DECISIONS
+    from havok_env.engine import END_REASONS
+    human = HumanAgent(input=io.StringIO(), output=io.StringIO(), width=200)
+    seen = set()
+    for seed in range(3):
+        g = Game(3, seed=seed)
+        human.reset(0, 3)
+        while not g.is_over:
+            p = g.pending
+            human.seat = p["player"]
+            assert DECISIONS[p["purpose"]].question in human._question(g)
+            seen.add(p["purpose"])
+            g.apply(g.legal_actions()[len(g.legal_actions()) // 2])
+        human.game_over({"result": g.result}, None)
+    assert {"main", "crash"} <= seen
+    out = human.output.getvalue()
+    assert f"Game over ({END_REASONS[g.result['reason']]})" in out
+    from havok_env.render import describe_table
+    assert f"/{WIN_SCORE}: " in describe_table(g)
+
+
+def test_no_module_keeps_its_own_copy_of_the_winning_score():
+    """The number 15 in arithmetic, a comparison or an assignment, or "/15", "worth 15" and
+    "reached 15" in a text people read, outside constants.py and docstrings."""
+    import ast
+    from pathlib import Path
+    root = Path(ROOT)
+    files = [p for d in ("havok_env", "agents", "arena", "benchmarks") for p in (root / d).rglob("*.py")]
+    files += [root / "train.py", root / "evaluate.py"]
+    copies = []
+    words = re.compile(r"(/ ?|worth |reached? |to )15\b")
+    for f in files:
+        if f.name == "constants.py":
+            continue
+        tree = ast.parse(f.read_text())
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            operands = {ast.BinOp: lambda n: [n.left, n.right], ast.Compare: lambda n: [n.left, *n.comparators],
+                        ast.Assign: lambda n: [n.value], ast.AugAssign: lambda n: [n.value]}.get(type(node))
+            for x in operands(node) if operands else ():
+                if isinstance(x, ast.Constant) and type(x.value) in (int, float) and x.value == 15:
+                    copies.append(f"{f.relative_to(root)}:{x.lineno}")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs \
+                    and words.search(node.value):
+                copies.append(f"{f.relative_to(root)}:{node.lineno}")
+    assert copies == []
