@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from . import effects
+
 
 class SeatView:
     """Read-only, seat-limited view of a :class:`~havok_env.engine.Game`."""
@@ -162,6 +164,92 @@ class SeatView:
     def action_label(self, action: int) -> str:
         return self._game.action_label(action)
 
+    # -- what an action means (the engine's encoding: engine.ActionLayout) ----------------------
+
+    def is_card(self, action: int) -> bool:
+        """Does ``action`` play, crash with or take a Hijinks card (see :meth:`card_of`)?"""
+        lay = self.layout
+        return lay.PLAY <= action < lay.INNATE_PLAY
+
+    def card_action(self, kind: int) -> int:
+        return self._game.card_action(kind)
+
+    def card_of(self, action: int) -> int:
+        """The Hijinks card kind that ``action`` plays, crashes with or takes."""
+        return self._game.card_of(action)
+
+    def is_discard(self, action: int) -> bool:
+        """Does ``action`` discard a Hijinks card and draw (see :meth:`discard_of`)?"""
+        lay = self.layout
+        return lay.DISCARD <= action < lay.SEAT
+
+    def discard_action(self, kind: int) -> int:
+        return self._game.discard_action(kind)
+
+    def discard_of(self, action: int) -> int:
+        return self._game.discard_of(action)
+
+    def seat_action(self, seat: int) -> int:
+        """The action by which this seat targets ``seat`` (actions name seats relative to it)."""
+        return self._game.seat_action(self.seat, seat)
+
+    def seat_of(self, action: int) -> int:
+        """The seat that this seat's ``action`` targets."""
+        return self._game.seat_from_action(self.seat, action)
+
+    def treasure_action(self, kind: int) -> int:
+        return self._game.treasure_action(kind)
+
+    def treasure_of(self, action: int) -> int:
+        return self._game.treasure_of(action)
+
+    def option_action(self, i: int) -> int:
+        return self.layout.OPTION + i
+
+    def option_of(self, action: int) -> int:
+        """Which option (0 = the first, e.g. the top card shown) ``action`` picks."""
+        return action - self.layout.OPTION
+
+    # -- the targeting rules (havok_env.effects), on public information --------------------------
+    # The effects ask with these functions; a bot that judges a card with them judges the same
+    # targets the engine will offer. They read only seats, scores, hoards and the trash heap.
+
+    def victims(self, you: int, actor: int, selector: str) -> list[int]:
+        """Seats a steal, break or trade by ``actor`` for ``you`` may target with ``selector``."""
+        return effects.victims(self._game, you, actor, selector)
+
+    def thief(self, you: int, op: dict) -> int:
+        return effects.thief(self._game, you, op)
+
+    def eligible(self, owner: int, max_value: int, exclude: list[int] = ()) -> list[int]:
+        """Distinct kinds in ``owner``'s hoard worth at most ``max_value`` to it, ascending (one
+        copy of each kind in ``exclude`` set aside)."""
+        return effects.eligible(self._game, owner, max_value, exclude)
+
+    def trade_gives(self, you: int, op: dict) -> list[int]:
+        return effects.trade_gives(self._game, you, op)
+
+    def trade_takes(self, you: int, victim: int, op: dict) -> list[int]:
+        return effects.trade_takes(self._game, you, victim, op)
+
+    def trade_gives_for(self, you: int, victim: int, take: int, op: dict) -> list[int]:
+        return effects.trade_gives_for(self._game, you, victim, take, op)
+
+    # (op, a take's value to the victim) -> the least a give must be worth to you
+    trade_min_give = staticmethod(effects.trade_min_give)
+
+    def salvage_options(self, op: dict) -> list[int]:
+        return effects.salvage_options(self._game, op)
+
+    def redirect_seats(self, flipper: int, op: dict) -> list[int]:
+        return effects.redirect_seats(self._game, flipper, op)
+
+    def tribute_seats(self, you: int) -> tuple[int, int] | None:
+        return effects.tribute_seats(self._game, you)
+
+    def pass_seats(self, you: int, op: dict) -> list[int]:
+        return effects.pass_seats(self._game, you, op)
+
     # -- search support -----------------------------------------------------------------------
 
     def determinize(self, rng: random.Random):
@@ -205,3 +293,4 @@ class SeatView:
                     if c[0] != me:
                         c[1] = rng.choice(sorted(set(s.hoards[c[0]])))
         return g
+
