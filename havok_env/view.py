@@ -294,3 +294,57 @@ class SeatView:
                         c[1] = rng.choice(sorted(set(s.hoards[c[0]])))
         return g
 
+
+class PeekingView(SeatView):
+    """A seat's view that sees MORE than the seat may: not fair play, only for measuring how much
+    hidden information is worth (benchmarks/luck_cap.py). No bot may use one to play.
+
+    It is made from the game itself, ``PeekingView(game, seat, peek)``, or from a fair view with
+    :meth:`behind`. Everything reads as in :class:`SeatView` except :meth:`determinize`, whose
+    worlds keep true what ``peek`` names: ``"hands"`` the others' hands and the hidden crash
+    declarations (only the decks' order and the game's generator are resampled); ``"crash"`` the
+    crash cards in the others' hands and the hidden declarations (the rest of each hand is dealt
+    from the unseen cards that are not crash cards); ``"all"`` the whole game.
+    """
+
+    PEEKS = ("hands", "crash", "all")
+
+    def __init__(self, game, seat: int, peek: str):
+        if peek not in self.PEEKS:
+            raise ValueError(f"peek must be one of {', '.join(self.PEEKS)}, not {peek!r}")
+        super().__init__(game, seat)
+        self.peek = peek
+
+    @classmethod
+    def behind(cls, view: SeatView, peek: str) -> "PeekingView":
+        """A peeking view of the game behind the fair ``view``, for the same seat."""
+        return cls(view._game, view.seat, peek)
+
+    def determinize(self, rng: random.Random):
+        truth = self._game.clone()
+        if self.peek == "all":
+            return truth
+        g = super().determinize(rng)  # a fair sample, then what is peeked at put back
+        s, t = g.s, truth.s
+        cards = truth.cards
+        kept = ((lambda k: True) if self.peek == "hands"
+                else (lambda k: cards.card(k).kind == "crash"))
+        others = [q for q in range(self.num_players) if q != self.seat]
+        unseen = Counter(t.hijinks)
+        for q in others:
+            unseen.update(t.hands[q])
+            s.hands[q] = [k for k in t.hands[q] if kept(k)]
+            unseen.subtract(s.hands[q])
+        # The rest of each hand comes from the unseen cards the peek would have shown if held.
+        fillers = sorted(k for k in unseen.elements() if not kept(k))
+        rng.shuffle(fillers)
+        for q in others:
+            fill = fillers[: len(t.hands[q]) - len(s.hands[q])]
+            fillers = fillers[len(fill):]
+            s.hands[q] += fill
+            unseen.subtract(fill)
+        deck = sorted(unseen.elements())
+        rng.shuffle(deck)
+        s.hijinks = deck
+        s.stack = t.stack
+        return g

@@ -10,7 +10,7 @@ import pytest
 from agents.heuristic import JUDGED, HeuristicAgent, UnjudgedRuleError, _Decision, check_judged
 from havok_env import default_cards
 from havok_env.engine import Game
-from havok_env.view import SeatView
+from havok_env.view import PeekingView, SeatView
 
 
 def random_positions(n, games, seed0=0):
@@ -176,3 +176,11 @@ def test_the_heuristic_refuses_a_decision_it_has_no_answer_for():
     d.start({**game.pending, "purpose": "mystery", "choices": [0, 1]})
     with pytest.raises(UnjudgedRuleError, match="'mystery'"):
         d.run()
+
+
+def test_a_peeking_view_names_what_it_peeks_at():
+    game = Game(2, seed=1)
+    with pytest.raises(ValueError, match="peek must be one of hands, crash, all"):
+        PeekingView(game, 0, "everything")
+    v = PeekingView.behind(SeatView(game, 1), "all")
+    assert v.seat == 1 and v.determinize(random.Random(0)).snapshot() == game.snapshot()
