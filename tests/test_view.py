@@ -171,7 +171,10 @@ def test_the_heuristic_refuses_a_card_it_cannot_judge(role, name, change):
     check_judged(cards)  # the real cards are all judged
 
 
-def test_the_heuristic_refuses_a_decision_it_has_no_answer_for():
+def test_the_heuristic_answers_every_decision_and_refuses_one_it_does_not_know():
+    from havok_env.decisions import PURPOSES
+
+    assert [p for p in PURPOSES if not hasattr(_Decision, "d_" + p)] == []
     game, d = decision()
     d.start({**game.pending, "purpose": "mystery", "choices": [0, 1]})
     with pytest.raises(UnjudgedRuleError, match="'mystery'"):
