@@ -69,6 +69,21 @@ class SeatView:
     def innate_used(self, seat: int) -> bool:
         return self._s.innate_used[seat]
 
+    def cards_used(self, seat: int) -> int:
+        """How many Hijinks cards ``seat`` has used this turn."""
+        return self._s.cards_used[seat]
+
+    def restricted(self, seat: int) -> bool:
+        """Whether ``seat`` is Lost in the Woods this turn (no cards, no innate play)."""
+        return self._s.restricted[seat]
+
+    def seat_name(self, seat: int) -> str:
+        return self._game.seat_name(seat)
+
+    def ability(self, ref):
+        """A card kind (event or Hijinks) or ["innate", dragon, "play"|"crash"] -> its Ability."""
+        return self._game.ability(ref)
+
     def cards_left(self, seat: int) -> int:
         """How many more Hijinks cards ``seat`` may use this turn."""
         s = self._s
@@ -105,6 +120,11 @@ class SeatView:
     @property
     def past_events(self) -> list[int]:
         return list(self._s.past_events)
+
+    @property
+    def log(self) -> list[str]:
+        """The game's log of public events so far (empty when the game keeps none)."""
+        return list(self._s.log or ())
 
     @property
     def canceled(self) -> list[tuple[int, int]]:
@@ -197,11 +217,21 @@ class SeatView:
         """The seat that this seat's ``action`` targets."""
         return self._game.seat_from_action(self.seat, action)
 
+    def is_treasure(self, action: int) -> bool:
+        """Does ``action`` target a treasure kind (see :meth:`treasure_of`)?"""
+        lay = self.layout
+        return lay.TREASURE <= action < lay.OPTION
+
     def treasure_action(self, kind: int) -> int:
         return self._game.treasure_action(kind)
 
     def treasure_of(self, action: int) -> int:
         return self._game.treasure_of(action)
+
+    def is_option(self, action: int) -> bool:
+        """Does ``action`` pick an option (see :meth:`option_of`)?"""
+        lay = self.layout
+        return lay.OPTION <= action < lay.size
 
     def option_action(self, i: int) -> int:
         return self.layout.OPTION + i

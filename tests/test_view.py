@@ -1,9 +1,12 @@
 """The seat view is the only door from a bot to the game: its action helpers and targeting rules
-agree with the engine, and the heuristic judges cards with those rules (and refuses what it cannot
-judge)."""
+agree with the engine, the heuristic judges cards with those rules (and refuses what it cannot
+judge), nothing outside havok_env reaches past a view, and what a seat is shown reads only its
+view."""
 
+import ast
 import dataclasses
 import random
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +14,8 @@ from agents.heuristic import JUDGED, HeuristicAgent, UnjudgedRuleError, _Decisio
 from havok_env import default_cards
 from havok_env.engine import Game
 from havok_env.view import PeekingView, SeatView
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def random_positions(n, games, seed0=0):
@@ -187,3 +192,65 @@ def test_a_peeking_view_names_what_it_peeks_at():
         PeekingView(game, 0, "everything")
     v = PeekingView.behind(SeatView(game, 1), "all")
     assert v.seat == 1 and v.determinize(random.Random(0)).snapshot() == game.snapshot()
+
+
+# -- the only door ------------------------------------------------------------------------------
+
+
+def outside_files():
+    """The Python files of everything but the engine package and the tests."""
+    skip = {".venv", "havok_env", "tests", "build", ".git"}
+    return sorted(p for p in ROOT.rglob("*.py") if not skip & set(p.relative_to(ROOT).parts))
+
+
+def test_nothing_outside_havok_env_reaches_past_a_seat_view():
+    """No bot, the human player, a benchmark or a script reads a view's game (``._game``,
+    ``._s``, or by name); only the luck measurement looks behind a view, and it says so
+    (``PeekingView``)."""
+    files = outside_files()
+    assert {"human.py", "heuristic.py", "luck_cap.py", "evaluate.py"} <= {p.name for p in files}
+    reached, peeking = [], set()
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            name = node.attr if isinstance(node, ast.Attribute) else \
+                node.value if isinstance(node, ast.Constant) else \
+                node.id if isinstance(node, ast.Name) else None
+            if name in ("_game", "_s"):
+                reached.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if name == "PeekingView":
+                peeking.add(str(path.relative_to(ROOT)))
+    assert reached == []
+    assert peeking <= {"benchmarks/luck_cap.py"}
+
+
+def test_a_seat_is_shown_the_same_table_in_every_world_it_cannot_tell_apart():
+    """The text rendering (env render, the human player's table, question and choices) reads only
+    the seat's view: determinized worlds, which change what the seat cannot see, render alike."""
+    from agents.human import HumanAgent
+    from havok_env.render import describe_table
+
+    tried = differ = 0
+    for n in (2, 3, 4):
+        game, rng = Game(n, seed=60 + n, log=True), random.Random(n)
+        for step in range(120):
+            if game.is_over:
+                break
+            if step % 7 == 0:
+                me = game.to_act
+                human = HumanAgent(output=None)
+                human.reset(me, n)
+                view = SeatView(game, me)
+                seen = (describe_table(view), human.table_text(view), human._question(view),
+                        [human.label(view, a) for a in view.legal_actions()])
+                for w in range(3):
+                    world = view.determinize(random.Random(w))
+                    other = SeatView(world, me)
+                    assert (describe_table(other), human.table_text(other), human._question(other),
+                            [human.label(other, a) for a in other.legal_actions()]) == seen
+                    # the same world shown to another seat differs (its hand was resampled)
+                    q = (me + 1) % n
+                    differ += describe_table(SeatView(world, q)) != describe_table(SeatView(game, q))
+                    tried += 1
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+    assert tried >= 30 and differ >= tried // 2
