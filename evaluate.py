@@ -513,6 +513,7 @@ def _human_plan(mine: int, asked: int, total: int, players: int) -> str:
 
 def _after_human_game(job, record, specs, agents, humans, ledger, seed):
     from havok_env.engine import Game
+    from havok_env.view import SeatView
 
     game = None
     try:  # the finished game with its log, for the closing screen
@@ -524,8 +525,8 @@ def _after_human_game(job, record, specs, agents, humans, ledger, seed):
     seated = [i for i in job["seats"]]
     for i in humans:
         if i in seated and hasattr(agents[i], "game_over"):
-            agents[i].seat = seated.index(i)
-            agents[i].game_over(record, game)
+            seat = agents[i].seat = seated.index(i)
+            agents[i].game_over(record, None if game is None else SeatView(game, seat))
     if ledger:
         entry = {
             "version": 1,

@@ -13,6 +13,9 @@ The player answers with a number or with (part of) a choice's label: ``2``, ``pl
 ``help`` lists the commands, ``table`` shows the table again, ``quit`` (confirmed) stops the
 tournament; the unfinished game is not recorded.
 
+Everything shown is read through the seat's :class:`havok_env.view.SeatView` (the table through
+``havok_env.render``), so the screen tells the person only what the seat may know.
+
 Crash windows are decisions like any other: whenever the human could crash something, on any player's
 turn, the engine asks, and this agent shows the question.
 
@@ -84,15 +87,15 @@ class HumanAgent(Agent):
         self._say(text)
 
     def act(self, observation, action_mask, view) -> int:
-        game = view._game  # a person sees the table as the seat does; the text is seat-limited
+        # a person sees the table as the seat does: everything shown is read through its view
         if not self._started:
             self._started = True
-            self._intro(game)
-        self._say(self._news(game))
-        self._say(self._table_changes(game))  # the whole table at first, then what changed
-        choices = list(game.pending["choices"])
-        labels = [self.label(game, a) for a in choices]
-        self._say(self._question(game))
+            self._intro(view)
+        self._say(self._news(view))
+        self._say(self._table_changes(view))  # the whole table at first, then what changed
+        choices = list(view.pending["choices"])
+        labels = [self.label(view, a) for a in choices]
+        self._say(self._question(view))
         self._say(self._numbered(labels))
         while True:
             text = self._ask("> ")
@@ -101,9 +104,9 @@ class HumanAgent(Agent):
                 self._say(f"You chose: {labels[pick]}")
                 return int(choices[pick])
             if message == "table":
-                self._say(self.table_text(game))
-                self._shown = dict(self._blocks(game))
-                self._say(self._question(game))
+                self._say(self.table_text(view))
+                self._shown = dict(self._blocks(view))
+                self._say(self._question(view))
                 self._say(self._numbered(labels))
             elif message == "quit":
                 answer = self._ask("Stop playing? This game will not be recorded. Type 'yes' to quit: ")
@@ -114,14 +117,15 @@ class HumanAgent(Agent):
             else:  # a short message, then the question again
                 self._say(message)
                 if message != HELP:
-                    self._say(self._question(game))
+                    self._say(self._question(view))
                 self._say(self._numbered(labels))
 
-    def game_over(self, record: dict, game=None) -> None:
-        """Tell the person how the game ended (``game``: the finished game, with its log)."""
-        if game is not None:
-            self._say(self._news(game))
-            self._say(self._table_changes(game))
+    def game_over(self, record: dict, view=None) -> None:
+        """Tell the person how the game ended (``view``: this seat's view of the finished game,
+        with its log)."""
+        if view is not None:
+            self._say(self._news(view))
+            self._say(self._table_changes(view))
         r = record["result"]
         winners = r["winners"]
         scores = r["scores"]
@@ -171,25 +175,25 @@ class HumanAgent(Agent):
 
     # -- text ------------------------------------------------------------------------------------
 
-    def table_text(self, game) -> str:
+    def table_text(self, view) -> str:
         """The table as this seat sees it, without the engine's own log and decision lines."""
-        return "\n".join(line for _, lines in self._blocks(game) for line in lines)
+        return "\n".join(line for _, lines in self._blocks(view) for line in lines)
 
-    def _blocks(self, game) -> list[tuple[str, list[str]]]:
+    def _blocks(self, view) -> list[tuple[str, list[str]]]:
         from havok_env.render import table_blocks
 
-        blocks = [b for b in table_blocks(game, self.seat, last_log=0) if b[0] != "end"]
-        d = game.dragon(self.seat)
-        state = "ready" if game.s.ready[self.seat] else "tired"
+        blocks = [b for b in table_blocks(view, last_log=0) if b[0] != "end"]
+        d = view.dragon(self.seat)
+        state = "ready" if view.ready(self.seat) else "tired"
         blocks.append(("dragon", [f"Your dragon {d.name} ({d.affinity}, {state}); it becomes ready "
                                   f"again when: {d.ready_text}"]))
         blocks.append(("innate", [f"  innate play  {d.play.name}: {d.play.text}",
                                   f"  innate crash {d.crash.name}: {d.crash.text}"]))
         return blocks
 
-    def _table_changes(self, game) -> str:
+    def _table_changes(self, view) -> str:
         """The whole table the first time in a game; afterwards only the blocks that changed."""
-        blocks = self._blocks(game)
+        blocks = self._blocks(view)
         before, self._shown = self._shown, dict(blocks)
         if before is None:
             return "\n".join(line for _, lines in blocks for line in lines)
@@ -205,70 +209,71 @@ class HumanAgent(Agent):
         return "\n".join(["--- On the table now ('table' shows all of it) ---"] + changed)
 
     @staticmethod
-    def label(game, action: int) -> str:
-        """The choice's label, with the value of the treasure it picks: its worth in the hoard it
-        is in, or its printed value (and its worth in yours, if that differs) outside hoards."""
-        text = game.action_label(action)
-        p = game.pending
+    def label(view, action: int) -> str:
+        """The choice's label in ``view``'s pending decision, with the value of the treasure it
+        picks: its worth in the hoard it is in, or its printed value (and its worth in yours, if
+        that differs) outside hoards."""
+        text = view.action_label(action)
+        p = view.pending
         me, purpose, ctx = p["player"], p["purpose"], p["context"] or {}
-        if game.TREASURE <= action < game.OPTION:
-            kind = game.treasure_of(action)
+        if view.is_treasure(action):
+            kind = view.treasure_of(action)
             owner = me if DECISIONS[purpose].own_hoard else ctx.get("target")
-        elif action >= game.OPTION and action - game.OPTION < len(ctx.get("shown") or ()):
-            kind, owner = ctx["shown"][action - game.OPTION], None
-            if not game.cards.is_treasure(kind):
+        elif view.is_option(action) and view.option_of(action) < len(ctx.get("shown") or ()):
+            kind, owner = ctx["shown"][view.option_of(action)], None
+            if not view.cards.is_treasure(kind):
                 return text
         else:
             return text
         if owner is not None and purpose != "salvage_pick":
-            return f"{text} (worth {game.value(owner, kind)})"
-        printed, mine = game.cards.value[kind], game.value(me, kind)
+            return f"{text} (worth {view.value(owner, kind)})"
+        printed, mine = view.cards.value[kind], view.value(me, kind)
         return f"{text} (value {printed}" + (f", {mine} in your hoard)" if mine != printed else ")")
 
-    def _intro(self, game) -> None:
-        d = game.dragon(self.seat)
+    def _intro(self, view) -> None:
+        d = view.dragon(self.seat)
         seats = []
-        for p in range(game.num_players):
+        for p in range(view.num_players):
             who = "you" if p == self.seat else (
                 self.seat_labels[p] if self.seat_labels and p < len(self.seat_labels) else "bot")
-            seats.append(f"{game.seat_name(p)} = {who} ({game.dragon(p).name})")
+            seats.append(f"{view.seat_name(p)} = {who} ({view.dragon(p).name})")
         of = f" of {self.games}" if self.games else ""
-        self._say(f"\n=== Game {self._game_no}{of}: you are {game.seat_name(self.seat)}, playing "
+        self._say(f"\n=== Game {self._game_no}{of}: you are {view.seat_name(self.seat)}, playing "
                   f"{d.name}. First to a hoard worth {WIN_SCORE} wins. ===")
         self._say("Seats: " + "; ".join(seats))
         self._say(HELP)
 
-    def _news(self, game) -> str:
-        log = game.s.log or []
+    def _news(self, view) -> str:
+        log = view.log
         new = log[self._log_pos:]
         self._log_pos = len(log)
         if not new:
             return ""
-        return "\n".join(["--- What happened ---"] + [f"  {self._you(m, game)}" for m in new])
+        return "\n".join(["--- What happened ---"] + [f"  {self._you(m, view)}" for m in new])
 
-    def _you(self, msg: str, game) -> str:
-        me = game.seat_name(self.seat)
+    def _you(self, msg: str, view) -> str:
+        me = view.seat_name(self.seat)
         return msg.replace(me, f"{me} (you)")
 
     def _who(self, p: int) -> str:
         return f"player_{p}" + (" (you)" if p == self.seat else "")
 
-    def _question(self, game) -> str:
-        p = game.pending
+    def _question(self, view) -> str:
+        p = view.pending
         purpose, ctx = p["purpose"], p["context"] or {}
         if purpose == "crash":
-            return f"{_trigger_text(game, ctx.get('trigger') or {}, self.seat)} {DECISIONS['crash'].question}"
+            return f"{_trigger_text(view, ctx.get('trigger') or {}, self.seat)} {DECISIONS['crash'].question}"
         q = DECISIONS[purpose].question
         if "ability" in ctx and purpose != "main":
             try:
-                ab = game.ability(ctx["ability"])
+                ab = view.ability(ctx["ability"])
                 actor = ctx.get("actor", self.seat)
-                by = "your" if actor == self.seat else f"{game.seat_name(actor)}'s"
+                by = "your" if actor == self.seat else f"{view.seat_name(actor)}'s"
                 q = f"[{by} {ab.name}: {ab.text}] {q}"
             except (KeyError, IndexError, TypeError):
                 pass
         if ctx.get("shown"):
-            q += " Top of the Havok deck: " + ", ".join(game.cards.names[k] for k in ctx["shown"])
+            q += " Top of the Havok deck: " + ", ".join(view.cards.names[k] for k in ctx["shown"])
         return q
 
     def _numbered(self, labels: list[str]) -> str:
@@ -299,9 +304,9 @@ def _wrap(line: str, width: int) -> str:
                                     break_long_words=False, break_on_hyphens=False)) or line
 
 
-def _trigger_text(game, trig: dict, me: int) -> str:
-    cs = game.cards
-    name = lambda p: "You" if p == me else game.seat_name(p)  # noqa: E731
+def _trigger_text(view, trig: dict, me: int) -> str:
+    cs = view.cards
+    name = lambda p: "You" if p == me else view.seat_name(p)  # noqa: E731
     on = trig.get("on")
     try:
         if on == "event":
@@ -310,16 +315,16 @@ def _trigger_text(game, trig: dict, me: int) -> str:
         if on == "treasure":
             k, to = trig["card"], trig["to"]
             return (f"{cs.names[k]} (printed value {cs.value[k]}) is about to go to "
-                    f"{'your' if to == me else game.seat_name(to) + chr(39) + 's'} hoard.")
+                    f"{'your' if to == me else view.seat_name(to) + chr(39) + 's'} hoard.")
         if on == "use":
-            ab = game.ability(trig["ability"])
+            ab = view.ability(trig["ability"])
             verb = "plays" if trig.get("use") == "play" else "crashes with"
             if trig["user"] == me:
                 verb = "play" if trig.get("use") == "play" else "crash with"
             text = f"{name(trig['user'])} {verb} {ab.name} ({ab.text})"
             owners, picks = trig.get("owners") or [], trig.get("picks") or []
             if owners and picks:
-                whose = "your" if owners[0] == me else f"{game.seat_name(owners[0])}'s"
+                whose = "your" if owners[0] == me else f"{view.seat_name(owners[0])}'s"
                 text += f", targeting {whose} " + ", ".join(cs.names[k] for k in picks)
             return text + "."
     except (KeyError, IndexError, TypeError):

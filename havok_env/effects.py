@@ -24,9 +24,13 @@ ANY = 1 << 30  # "any value"
 
 
 # -- target selection -------------------------------------------------------------------------
+#
+# The targeting rules, in one place: the effects below ask with them, and bots judge cards with
+# them through :class:`havok_env.view.SeatView` (they read only public information: seats, scores,
+# hoards, the trash heap).
 
 
-def _victims(g, you: int, actor: int, sel: str) -> list[int]:
+def victims(g, you: int, actor: int, sel: str) -> list[int]:
     """Seats a primitive may target, for selector ``sel`` (see cards.OP_PARAMS)."""
     n = g.s.num_players
     if sel == "you":
@@ -40,14 +44,17 @@ def _victims(g, you: int, actor: int, sel: str) -> list[int]:
     if sel == "richest":
         best = max(g.score(p) for p in opponents)
         return [p for p in opponents if g.score(p) == best]
-    return opponents
+    if sel == "opponent":
+        return opponents
+    raise ValueError(f"no targeting rule for the victim selector {sel!r}")
 
 
-def _thief(g, you: int, op: dict) -> int:
+def thief(g, you: int, op: dict) -> int:
+    """Who takes in a steal: ``you``, or with ``thief = "right"`` the seat to your right."""
     return (you - 1) % g.s.num_players if op.get("thief") == "right" else you
 
 
-def _eligible(g, owner: int, max_value: int, exclude: list[int] = ()) -> list[int]:
+def eligible(g, owner: int, max_value: int, exclude: list[int] = ()) -> list[int]:
     """Distinct treasure kinds in ``owner``'s hoard worth at most ``max_value`` there, ignoring one
     copy for each kind in ``exclude``."""
     hoard = g.s.hoards[owner]
@@ -65,41 +72,96 @@ def _has_eligible(g, owner: int, max_value: int) -> bool:
     return any(v[k] <= max_value for k in g.s.hoards[owner])
 
 
-def _gives(g, you: int, op: dict) -> list[int]:
+def trade_gives(g, you: int, op: dict) -> list[int]:
+    """The kinds ``you`` may give in a trade (all of its hoard, or its lowest with
+    ``give = "lowest"``), before ``max_gain`` narrows them to a chosen take."""
     hoard = g.s.hoards[you]
     if not hoard:
         return []
     if op.get("give") == "lowest":
-        low = min(g.value(you, k) for k in hoard)
-        return sorted({k for k in hoard if g.value(you, k) == low})
+        v = g.values[g.s.dragons[you]]
+        low = min([v[k] for k in hoard])
+        return sorted({k for k in hoard if v[k] == low})
     return sorted(set(hoard))
 
 
-def _trade_takes(g, you: int, victim: int, op: dict) -> list[int]:
-    gives = _gives(g, you, op)
-    if not gives:
+def trade_min_give(op: dict, take_value: int) -> int:
+    """The least a give must be worth to you for a take worth ``take_value`` to the victim:
+    ``max_gain`` caps how much more the take may be worth."""
+    return take_value - op.get("max_gain", ANY)
+
+
+def trade_takes(g, you: int, victim: int, op: dict) -> list[int]:
+    """The kinds ``you`` may take from ``victim`` in a trade: some give must be worth enough."""
+    if not g.s.hoards[you]:  # nothing to give
         return []
-    takes = _eligible(g, victim, op.get("max_value", ANY))
-    if "max_gain" in op:
-        best = max(g.value(you, k) for k in gives) + op["max_gain"]
-        takes = [k for k in takes if g.value(victim, k) <= best]
+    takes = eligible(g, victim, op.get("max_value", ANY))
+    if "max_gain" in op:  # a take's trade_min_give must not exceed the best give
+        vy, vv = g.values[g.s.dragons[you]], g.values[g.s.dragons[victim]]
+        cap = max([vy[k] for k in trade_gives(g, you, op)]) + op["max_gain"]
+        takes = [k for k in takes if vv[k] <= cap]
     return takes
 
 
-def _candidates(g, you: int, op: dict, first: bool = False) -> list[int]:
+def trade_gives_for(g, you: int, victim: int, take: int, op: dict) -> list[int]:
+    """The kinds ``you`` may give for ``take`` from ``victim``."""
+    want = trade_min_give(op, g.value(victim, take))
+    return [k for k in trade_gives(g, you, op) if g.value(you, k) >= want]
+
+
+def candidates(g, you: int, op: dict, first: bool = False) -> list[int]:
     """Victim seats that have something this steal/break/trade could take (only the first one
     found if ``first``: usable() needs no more)."""
     name = op["op"]
     trade = name == "trade"
-    actor = _thief(g, you, op) if name == "steal" else you
+    actor = thief(g, you, op) if name == "steal" else you
     max_value = op.get("max_value", ANY)
     out = []
-    for v in _victims(g, you, actor, op.get("victim", "opponent")):
-        if _trade_takes(g, you, v, op) if trade else _has_eligible(g, v, max_value):
+    for v in victims(g, you, actor, op.get("victim", "opponent")):
+        if trade_takes(g, you, v, op) if trade else _has_eligible(g, v, max_value):
             out.append(v)
             if first:
                 break
     return out
+
+
+def salvage_options(g, op: dict) -> list[int]:
+    """The kinds a salvage may take from the trash heap: the best printed value with
+    ``pick = "best"``, else any worth at most ``max_value``."""
+    trash = g.s.trash
+    if op.get("pick") == "best":
+        best = max((g.cards.value[k] for k in trash), default=-1)
+        return sorted({k for k in trash if g.cards.value[k] == best})
+    return sorted({k for k in trash if g.cards.value[k] <= op.get("max_value", ANY)})
+
+
+def redirect_seats(g, flipper: int, op: dict) -> list[int]:
+    """Where a redirected event may go: the flipper's left, or with ``to = "choice"`` any other seat."""
+    n = g.s.num_players
+    if op.get("to") != "choice":
+        return [(flipper + 1) % n]
+    return [p for p in range(n) if p != flipper]
+
+
+def tribute_seats(g, you: int) -> tuple[int, int] | None:
+    """(giver, taker) of a tribute: the richest and the poorest dragon, ties to the nearest
+    clockwise from ``you``; None when all hoards are worth the same."""
+    n = g.s.num_players
+    order = [(you + i) % n for i in range(n)]
+    scores = [g.score(p) for p in range(n)]
+    if len(set(scores)) == 1:
+        return None
+    return (next(p for p in order if scores[p] == max(scores)),
+            next(p for p in order if scores[p] == min(scores)))
+
+
+def pass_seats(g, you: int, op: dict) -> list[int]:
+    """The seats that pass a treasure to their left in a pass_left, in turn order from ``you``
+    (without ``you`` with ``skip_you``): those with a treasure to pass."""
+    s = g.s
+    n = s.num_players
+    return [(you + i) % n for i in range(n)
+            if not (i == 0 and op.get("skip_you")) and s.hoards[(you + i) % n]]
 
 
 def choose_hoard_target(g, fr: dict, op: dict) -> int:
@@ -111,11 +173,11 @@ def choose_hoard_target(g, fr: dict, op: dict) -> int:
     a = fr.pop("a", None)
     you = fr["you"]
     name = op["op"]
-    actor = _thief(g, you, op) if name == "steal" else you
+    actor = thief(g, you, op) if name == "steal" else you
     ctx = {"ability": fr["ability"], "actor": actor}
     if "victim" not in t:
         if a is None:
-            cands = _candidates(g, you, op)
+            cands = candidates(g, you, op)
             if not cands:
                 t.update(done=True, victim=None, picks=[], actor=actor)
                 return DONE
@@ -129,7 +191,7 @@ def choose_hoard_target(g, fr: dict, op: dict) -> int:
     if name == "trade":
         if not picks:
             if a is None:
-                takes = _trade_takes(g, you, victim, op)
+                takes = trade_takes(g, you, victim, op)
                 return g.ask(actor, [g.treasure_action(k) for k in takes],
                              "trade_take", ctx)
             picks.append(g.treasure_of(a))
@@ -137,8 +199,7 @@ def choose_hoard_target(g, fr: dict, op: dict) -> int:
             a = None
         if "give" not in t:
             if a is None:
-                want = g.value(victim, picks[0]) - op.get("max_gain", ANY)
-                gives = [k for k in _gives(g, you, op) if g.value(you, k) >= want]
+                gives = trade_gives_for(g, you, victim, picks[0], op)
                 return g.ask(actor, [g.treasure_action(k) for k in gives],
                              "trade_give", ctx)
             t["give"] = g.treasure_of(a)
@@ -151,7 +212,7 @@ def choose_hoard_target(g, fr: dict, op: dict) -> int:
         picks.append(g.treasure_of(a))
         ctx["picks"] = list(picks)
     if len(picks) < op.get("count", 1):
-        opts = _eligible(g, victim, op.get("max_value", ANY), picks)
+        opts = eligible(g, victim, op.get("max_value", ANY), picks)
         if opts:
             choices = [g.treasure_action(k) for k in opts]
             return g.ask(actor, [g.END] + choices if picks else choices,
@@ -168,12 +229,7 @@ def choose_salvage(g, fr: dict, op: dict) -> int:
     if a is not None:
         t.update(done=True, picks=[g.treasure_of(a)])
         return DONE
-    trash = g.s.trash
-    if op.get("pick") == "best":
-        best = max((g.cards.value[k] for k in trash), default=-1)
-        opts = sorted({k for k in trash if g.cards.value[k] == best})
-    else:
-        opts = sorted({k for k in trash if g.cards.value[k] <= op.get("max_value", ANY)})
+    opts = salvage_options(g, op)
     if not opts:
         t.update(done=True, picks=[])
         return DONE
@@ -201,17 +257,15 @@ def choose_redirect(g, fr: dict, op: dict) -> int:
     t = fr["t"]
     if t.get("done"):
         return DONE
-    event = g.s.stack[fr["crashed"]]
-    n = g.s.num_players
+    seats = redirect_seats(g, g.s.stack[fr["crashed"]]["flipper"], op)
     if op.get("to") != "choice":
-        t.update(done=True, seat=(event["flipper"] + 1) % n)
+        t.update(done=True, seat=seats[0])
         return DONE
     a = fr.pop("a", None)
     you = fr["you"]
     if a is not None:
         t.update(done=True, seat=g.seat_from_action(you, a))
         return DONE
-    seats = [p for p in range(n) if p != event["flipper"]]
     return g.ask(you, [g.seat_action(you, p) for p in seats], "redirect_to",
                  {"ability": fr["ability"], "actor": you})
 
@@ -390,10 +444,9 @@ def pass_left(g, fr, op):
     a = fr.pop("a", None)
     if a is not None:
         chosen.append([o["asking"], g.treasure_of(a)])
-    order = [(you + i) % n for i in range(n) if not (i == 0 and op.get("skip_you"))]
     done = {p for p, _ in chosen}
-    for p in order:
-        if p not in done and s.hoards[p]:
+    for p in pass_seats(g, you, op):
+        if p not in done:
             o["asking"] = p
             return g.ask(p, [g.treasure_action(k) for k in sorted(set(s.hoards[p]))],
                          "pass_pick", {"ability": fr["ability"], "actor": you})
@@ -429,18 +482,15 @@ def break_lowest_all(g, fr, op):
 
 
 def tribute(g, fr, op):
-    s, you = g.s, fr["you"]
-    n = s.num_players
-    order = [(you + i) % n for i in range(n)]
-    scores = [g.score(p) for p in range(n)]
-    if len(set(scores)) == 1:
+    s = g.s
+    seats = tribute_seats(g, fr["you"])
+    if seats is None:
         return DONE
-    giver = next(p for p in order if scores[p] == max(scores))
-    taker = next(p for p in order if scores[p] == min(scores))
+    giver, taker = seats
     a = fr.pop("a", None)
     if a is None:
         return g.ask(giver, [g.treasure_action(k) for k in sorted(set(s.hoards[giver]))], "tribute_pick",
-                     {"ability": fr["ability"], "actor": you, "target": taker})
+                     {"ability": fr["ability"], "actor": fr["you"], "target": taker})
     g.move_treasure(giver, g.treasure_of(a), taker)
     return DONE
 
@@ -542,7 +592,7 @@ def usable(g, you: int, op: dict) -> bool:
     """May a card or ability with this primitive be used now (a legal target exists)?"""
     name = op["op"]
     if name in ("steal", "break", "trade"):
-        return bool(_candidates(g, you, op, first=True))
+        return bool(candidates(g, you, op, first=True))
     if name == "salvage":
         return any(g.cards.value[k] <= op.get("max_value", ANY) for k in g.s.trash)
     if name in ("flip", "foresight"):
@@ -563,7 +613,7 @@ def has_effect(g, you: int, op: dict) -> bool:
     s = g.s
     name = op["op"]
     if name in ("steal", "break", "trade"):
-        return bool(_candidates(g, you, op, first=True))
+        return bool(candidates(g, you, op, first=True))
     if name == "draw":
         return bool(s.hijinks or s.discard)
     if name == "salvage":
@@ -579,10 +629,9 @@ def has_effect(g, you: int, op: dict) -> bool:
     if name == "break_lowest_all":
         return any(s.hoards)
     if name == "pass_left":
-        n = s.num_players
-        return any(s.hoards[(you + i) % n] for i in range(n) if not (i == 0 and op.get("skip_you")))
+        return bool(pass_seats(g, you, op))
     if name == "tribute":
-        return len({g.score(p) for p in range(s.num_players)}) > 1
+        return tribute_seats(g, you) is not None
     if name == "treasure_map":  # revealed events go back to the bottom in the order they came
         return any(g.cards.is_treasure(k) for k in s.havok)
     if name in ("foresight", "recall"):

@@ -290,6 +290,12 @@ class Game:
     def card_of(self, action: int) -> int:
         return action - self.PLAY + self.cards.first_hijinks
 
+    def discard_action(self, kind: int) -> int:
+        return self.DISCARD + kind - self.cards.first_hijinks
+
+    def discard_of(self, action: int) -> int:
+        return action - self.DISCARD + self.cards.first_hijinks
+
     # -- helpers used by the effect primitives ---------------------------------------------------
 
     def ask(self, player: int, choices: list[int], purpose: str, context=None) -> int:
@@ -438,12 +444,10 @@ class Game:
         card, you = ev["card"], ev["you"]
         if self.event_has_effect(card, you):
             return True
-        n = self.s.num_players
         for op in ab.ops(self.dragon(p).affinity):
             if op["op"] == "redirect_event":
-                seats = [(ev["flipper"] + 1) % n] if op.get("to") != "choice" else \
-                    [q for q in range(n) if q != ev["flipper"]]
-                return any(self.event_has_effect(card, q) for q in seats)
+                return any(self.event_has_effect(card, q)
+                           for q in effects.redirect_seats(self, ev["flipper"], op))
         return False
 
     def crash_choices(self, p: int, trig: dict) -> list[int]:
@@ -513,7 +517,7 @@ class Game:
             return self.ask(p, self.main_choices(p), "main")
         if a == self.END or a >= self.DISCARD:
             if a != self.END:
-                k = a - self.DISCARD + self.cards.first_hijinks
+                k = self.discard_of(a)
                 s.hands[p].remove(k)
                 s.discard.append(k)
                 self.say("{:seat} discards {:card}", p, k)
@@ -789,7 +793,7 @@ class Game:
         if action == self.INNATE_CRASH:
             return f"crash with {d.crash.name} ({d.name}'s innate crash)"
         if action < self.SEAT:
-            return f"discard {cs.names[action - self.DISCARD + cs.first_hijinks]} and draw"
+            return f"discard {cs.names[self.discard_of(action)]} and draw"
         if action < self.TREASURE:
             seat = self.seat_from_action(me, action)
             return f"target {self.seat_name(seat)}" + (" (yourself)" if seat == me else "")

@@ -147,6 +147,7 @@ from .engine import Game, IllegalActionError, SnapshotError, as_action
 from .observe import Observer
 from .render import describe_table
 from .version import ENV_VERSION
+from .view import SeatView
 
 
 def env(**kwargs):
@@ -313,7 +314,8 @@ class raw_env(AECEnv):
     def render(self):
         if self.render_mode is None:
             return None
-        text = describe_table(self.game)
+        g = self.game  # as the seat that must decide sees it (the active player once it is over)
+        text = describe_table(SeatView(g, g.to_act if g.to_act is not None else g.current_player))
         if self.render_mode == "human":
             print(text)
             return None

@@ -22,7 +22,7 @@ import reprlib
 from collections import Counter
 
 from .constants import N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count
-from .effects import WAIT, _thief
+from .effects import WAIT, thief
 from .engine import _HANDLERS, DECISION_KINDS, PURPOSES, Game, SnapshotError
 from .state import GameState
 
@@ -534,7 +534,7 @@ class _Reader:
             for key in ("victim", "actor", "picks"):
                 if key not in t:
                     _fail(path, f"missing field {key!r}")
-            actor = _thief(self.g, you, op) if name == "steal" else you
+            actor = thief(self.g, you, op) if name == "steal" else you
             if not (_is_int(t["actor"]) and t["actor"] == actor):
                 _fail(f"{path}.actor", f"{_r(t['actor'])}, but player {actor} acts")
             victim = None if t["victim"] is None else self.seat(t["victim"], f"{path}.victim")

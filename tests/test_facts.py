@@ -394,6 +394,7 @@ def test_the_human_player_asks_the_tables_questions_and_names_the_end_in_its_wor
     from havok_env.constants import WIN_SCORE
     from havok_env.decisions import DECISIONS
     from havok_env.engine import END_REASONS
+    from havok_env.view import SeatView
     human = HumanAgent(input=io.StringIO(), output=io.StringIO(), width=200)
     seen = set()
     for seed in range(3):
@@ -402,7 +403,7 @@ def test_the_human_player_asks_the_tables_questions_and_names_the_end_in_its_wor
         while not g.is_over:
             p = g.pending
             human.seat = p["player"]
-            assert DECISIONS[p["purpose"]].question in human._question(g)
+            assert DECISIONS[p["purpose"]].question in human._question(SeatView(g, p["player"]))
             seen.add(p["purpose"])
             g.apply(g.legal_actions()[len(g.legal_actions()) // 2])
         human.game_over({"result": g.result}, None)
@@ -410,7 +411,7 @@ def test_the_human_player_asks_the_tables_questions_and_names_the_end_in_its_wor
     out = human.output.getvalue()
     assert f"Game over ({END_REASONS[g.result['reason']]})" in out
     from havok_env.render import describe_table
-    assert f"/{WIN_SCORE}: " in describe_table(g)
+    assert f"/{WIN_SCORE}: " in describe_table(SeatView(g, 0))
 
 
 def test_no_module_keeps_its_own_copy_of_the_winning_score():

@@ -16,6 +16,7 @@ from agents.runner import play_game
 from builder import Pos, do
 from havok_env import default_cards
 from havok_env.engine import Game
+from havok_env.view import SeatView
 
 
 class Script(io.TextIOBase):
@@ -154,7 +155,7 @@ def test_only_games_with_a_human_go_to_the_ledger(tmp_path):
 
 
 def human_labels(g: Game) -> list[str]:
-    return [HumanAgent.label(g, a) for a in g.legal_actions()]
+    return [HumanAgent.label(SeatView(g, g.to_act), a) for a in g.legal_actions()]
 
 
 def test_event_bonuses_name_their_affinity():
@@ -167,7 +168,8 @@ def test_event_bonuses_name_their_affinity():
     # as a person sees it in a crash window on the event
     g = Game(2, ["Ruby", "Pearl"], seed=0)
     heat = cards.kind("Heat Wave")
-    assert "Bonus (fire): Also draw 1." in _trigger_text(g, {"on": "event", "card": heat, "flipper": 1}, 0)
+    assert "Bonus (fire): Also draw 1." in _trigger_text(SeatView(g, 0), {"on": "event", "card": heat,
+                                                                         "flipper": 1}, 0)
 
 
 def test_choices_between_treasures_show_their_values():
