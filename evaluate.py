@@ -26,7 +26,8 @@ Fairness by construction
   * Who sits to whose left changes from deal to deal too: the cyclic seating orders of a table
     take turns, so no agent always plays just after the same opponent.
   * The dragons per seat rotate from deal to deal (every dragon in every seat once per 4 deals, and
-    every cyclic order of the four dragons once per 24).
+    every cyclic order of the four dragons once per 24; with D dragons in the card set, once per D
+    and D! deals).
 
 Which dragon plays
   * A trained model plays the dragon it was trained for (its ``meta``), and is refused at another
@@ -78,10 +79,12 @@ import sys
 from collections import Counter, defaultdict
 
 from agents import AgentSpecError, make_agent
+from agents.parallel import Pool, handle_interrupts
 from agents.runner import play_game
 from agents.stats import wilson
+from havok_env.cards import CardDataError, default_cards
+from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS, PLAYER_COUNTS, is_player_count
 
-DRAGONS = ("Ruby", "Obsidian", "Amber", "Pearl")
 DEFAULT_LEDGER = os.path.join("results", "human_games.jsonl")
 DEFAULT_GAMES = 100
 
@@ -128,17 +131,23 @@ def agent_labels(specs: list[str]) -> list[str]:
 # -- the schedule ---------------------------------------------------------------------------------
 
 
-def _cyclic_orders() -> list[tuple[str, ...]]:
-    first, rest = DRAGONS[0], DRAGONS[1:]
+def dragon_names() -> tuple[str, ...]:
+    """The dragons of the card set (``dragons.toml``, or ``HAVOK_CARDS``'s), in its order."""
+    return tuple(d.name for d in default_cards().dragons)
+
+
+def _cyclic_orders(dragons: tuple[str, ...]) -> list[tuple[str, ...]]:
+    first, rest = dragons[0], dragons[1:]
     return [(first, *p) for p in itertools.permutations(rest)]
 
 
 def deal_dragons(deal: int, num_players: int) -> list[str]:
     """The dragons by seat for deal number ``deal``."""
-    orders = _cyclic_orders()
-    base = orders[(deal // len(DRAGONS)) % len(orders)]
-    shift = deal % len(DRAGONS)
-    return [base[(s + shift) % len(DRAGONS)] for s in range(num_players)]
+    dragons = dragon_names()
+    orders = _cyclic_orders(dragons)
+    base = orders[(deal // len(dragons)) % len(orders)]
+    shift = deal % len(dragons)
+    return [base[(s + shift) % len(dragons)] for s in range(num_players)]
 
 
 def deal_seeds(seed: int, deals: int) -> list[int]:
@@ -183,7 +192,7 @@ def game_dragons(deal: int, order: list[int], rotation: int, fixed: list | None 
     """The dragons by seat of one game: ``order`` is the table's agents clockwise, ``rotation`` how
     far they moved (agent ``order[j]`` sits in seat ``(j + rotation) % n``).
 
-    The dragons nobody fixed are dealt in the deal's order of all four (:func:`deal_dragons`,
+    The dragons nobody fixed are dealt in the deal's order of all of them (:func:`deal_dragons`,
     which meets every order once per 24 deals), skipping the fixed ones. The free seats take them
     in seat order, the same in every rotation (by seat, ``seat_dragons``; or by agent, ``fixed``,
     at a table where nobody is fixed: a tournament of bots is the same as before dragons could be
@@ -197,7 +206,7 @@ def game_dragons(deal: int, order: list[int], rotation: int, fixed: list | None 
     if fixed is not None:
         for a in order:
             pinned[seat_of[a]] = fixed[a]
-    free = [x for x in deal_dragons(deal, len(DRAGONS)) if x not in pinned]
+    free = [x for x in deal_dragons(deal, len(dragon_names())) if x not in pinned]
     out = list(pinned)
     if fixed is None or not any(pinned):
         for seat in range(n):
@@ -219,8 +228,6 @@ ANY_DRAGON = "any"
 
 def dragon_name(text: str, where: str) -> str | None:
     """A dragon's name from its name or affinity (any case); ``None`` for ``any``."""
-    from havok_env.cards import default_cards
-
     if str(text).strip().lower() == ANY_DRAGON:
         return None
     cards = default_cards()
@@ -290,7 +297,7 @@ def dragon_plan(specs: list[str], num_players: int, entries: list[str] | None,
             raise EvalError(f"--dragons sets the dragon of {spec} twice")
         given.add(i)
         agents[i] = {**agents[i], "dragon": dragon_name(name, f"--dragons {x}"), "source": "--dragons"}
-    for d in DRAGONS:  # every pair of agents meets at some table
+    for d in dragon_names():  # every pair of agents meets at some table
         holders = [i for i, a in enumerate(agents) if a["dragon"] == d]
         if len(holders) > 1:
             who = " and ".join(labels[i] + (" (trained as it)" if agents[i]["source"] == "training" else "")
@@ -417,8 +424,8 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
     if len(specs) < 2:
         raise EvalError(f"a tournament needs at least 2 agents, got {len(specs)}")
     n = len(specs) if num_players is None else num_players
-    if not 2 <= n <= 4:
-        raise EvalError(f"--players must be 2, 3 or 4, not {n}")
+    if not is_player_count(n):
+        raise EvalError(f"--players must be {PLAYER_COUNTS}, not {n}")
     if len(specs) < n:
         raise EvalError(f"{n} seats need at least {n} agents, got {len(specs)} ({' '.join(specs)})")
     humans = [i for i, s in enumerate(specs) if is_human(s)]
@@ -444,6 +451,10 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
     if humans or workers <= 1 or len(jobs) == 1:
         bar = None if humans else _progress(len(jobs), progress)
         labels = agent_labels(specs)
+        for i in humans:  # before the first game: how many games, and why that many
+            if hasattr(agents[i], "announce"):
+                mine = sum(i in job["seats"] for job in jobs)
+                agents[i].announce(_human_plan(mine, games, len(jobs), n), games=mine)
         try:
             for job in jobs:
                 for i in humans:
@@ -466,16 +477,16 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
             if bar is not None:
                 bar.close()
     else:
-        import multiprocessing as mp
-        ctx = mp.get_context("spawn")
         bar = _progress(len(jobs), progress)
-        with ctx.Pool(min(workers, len(jobs)), initializer=_init_worker, initargs=(specs, factory)) as pool:
-            for summary in pool.imap_unordered(_play_job_summary, jobs, chunksize=1):
-                results.append((summary, None))
-                if bar is not None:
-                    bar.update(1)
-        if bar is not None:
-            bar.close()
+        try:
+            with Pool(min(workers, len(jobs)), _init_worker, (specs, factory), context="spawn") as pool:
+                for summary in pool.imap_unordered(_play_job_summary, jobs):
+                    results.append((summary, None))
+                    if bar is not None:
+                        bar.update(1)
+        finally:  # an interrupt's one line goes below the bar, not onto it
+            if bar is not None:
+                bar.close()
     _close(agents)
     summaries = sorted((s for s, _ in results), key=lambda s: s["index"])
     rep = report(specs, n, summaries, seed=seed, games_requested=games, plan=plan)
@@ -491,8 +502,18 @@ def _close(agents: list) -> None:
             close()
 
 
+def _human_plan(mine: int, asked: int, total: int, players: int) -> str:
+    why = (f"each deal (the same shuffled cards) is played {players} times at each table, with "
+           "every agent once in every seat, so that the luck of the deal cancels out")
+    games = f"{mine} game(s)" if mine == total else f"{mine} of the {total} game(s)"
+    if total > asked:
+        return (f"You will play {games}, as --games {asked} is rounded up to whole deals: {why}.")
+    return f"You will play {games}: {why}."
+
+
 def _after_human_game(job, record, specs, agents, humans, ledger, seed):
     from havok_env.engine import Game
+    from havok_env.view import SeatView
 
     game = None
     try:  # the finished game with its log, for the closing screen
@@ -504,8 +525,8 @@ def _after_human_game(job, record, specs, agents, humans, ledger, seed):
     seated = [i for i in job["seats"]]
     for i in humans:
         if i in seated and hasattr(agents[i], "game_over"):
-            agents[i].seat = seated.index(i)
-            agents[i].game_over(record, game)
+            seat = agents[i].seat = seated.index(i)
+            agents[i].game_over(record, None if game is None else SeatView(game, seat))
     if ledger:
         entry = {
             "version": 1,
@@ -520,6 +541,10 @@ def _after_human_game(job, record, specs, agents, humans, ledger, seed):
                            "rotation": job["rotation"]},
         }
         append_ledger(ledger, entry)
+        for i in humans:
+            if i in seated and hasattr(agents[i], "announce"):
+                agents[i].announce(f"This game is recorded in the ledger {ledger} "
+                                   f"(python evaluate.py --ledger {ledger} summarises it).")
 
 
 def append_ledger(path: str, entry: dict) -> None:
@@ -556,6 +581,7 @@ def report(specs: list[str], num_players: int, games: list[dict], seed=None,
     from openskill.models import PlackettLuce
 
     labels = agent_labels(specs)
+    order = dragon_names()  # of the by-dragon splits
     k = len(specs)
     st = [{"games": 0, "wins": 0, "draws": 0, "losses": 0, "hoard": 0, "turns": 0, "decisions": 0,
            "by_dragon": defaultdict(lambda: [0, 0]), "by_seat": defaultdict(lambda: [0, 0]),
@@ -613,7 +639,7 @@ def report(specs: list[str], num_players: int, games: list[dict], seed=None,
             "openskill": {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()},
             "by_dragon": {d: {"games": v[0], "wins": v[1], "win_rate": v[1] / v[0],
                               "ci95": list(wilson(v[1], v[0]))}
-                          for d, v in sorted(s["by_dragon"].items(), key=lambda x: DRAGONS.index(x[0]))},
+                          for d, v in sorted(s["by_dragon"].items(), key=lambda x: order.index(x[0]))},
             "by_seat": [{"seat": p, "games": v[0], "wins": v[1]} for p, v in sorted(s["by_seat"].items())],
         })
         if plan:
@@ -689,10 +715,11 @@ def format_report(rep: dict) -> str:
     if c["games"]:
         lines.append("")
         lines.append("Win rate by dragon (games)")
+        dragons = dragon_names()
         drows = [[a["label"]] + [f"{_pct(a['by_dragon'][d]['wins'] / a['by_dragon'][d]['games'])} "
                                  f"({a['by_dragon'][d]['games']})" if d in a["by_dragon"] else "-"
-                                 for d in DRAGONS] for a in ranked]
-        lines.append(_table(["agent", *DRAGONS], drows, right={1, 2, 3, 4}))
+                                 for d in dragons] for a in ranked]
+        lines.append(_table(["agent", *dragons], drows, right=set(range(1, len(dragons) + 1))))
     h = rep["head_to_head"]
     if len(h["agents"]) > 1:
         lines.append("")
@@ -733,18 +760,19 @@ def _describe_dragons(rep: dict) -> str:
 
 def write_csv(rep: dict, path: str) -> None:
     _ensure_dir(path)
+    dragons = dragon_names()
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["spec", "label", "games", "wins", "draws", "losses", "win_rate", "ci95_low",
                     "ci95_high", "mean_hoard", "mean_turns", "openskill_mu", "openskill_sigma",
                     "openskill_ordinal", "dragon", "off_training_games"]
-                   + [f"{d.lower()}_{x}" for d in DRAGONS for x in ("games", "wins", "win_rate")])
+                   + [f"{d.lower()}_{x}" for d in dragons for x in ("games", "wins", "win_rate")])
         plan = rep["config"].get("dragons")
         for a in rep["agents"]:
             o = a["openskill"]
             by = [[str(a["by_dragon"][d]["games"]), str(a["by_dragon"][d]["wins"]),
                    f"{a['by_dragon'][d]['win_rate']:.6f}"] if d in a["by_dragon"] else ["0", "0", ""]
-                  for d in DRAGONS]
+                  for d in dragons]
             w.writerow([a["spec"], a["label"], a["games"], a["wins"], a["draws"], a["losses"],
                         f"{a['win_rate']:.6f}", f"{a['ci95'][0]:.6f}", f"{a['ci95'][1]:.6f}",
                         f"{a['mean_hoard']:.4f}", f"{a['mean_turns']:.4f}", f"{o['mu']:.4f}",
@@ -997,12 +1025,11 @@ def check_ledger_entry(e, verify: bool = True) -> None:
             raise LedgerLineError(f"options has unknown key {str(key)[:40]!r}")
     if "num_players" not in options:
         raise LedgerLineError("options misses 'num_players'")
-    n = _int(options["num_players"], "options.num_players", 2, 4)
+    n = _int(options["num_players"], "options.num_players", MIN_PLAYERS, MAX_PLAYERS)
     if options.get("dragons") is not None:
         names = _typed(options["dragons"], list, "options.dragons")
         if len(names) != n:
             raise LedgerLineError(f"options.dragons must name {n} dragons, not {len(names)}")
-        from havok_env.cards import default_cards
         for i, d in enumerate(names):
             if d is not None:
                 try:
@@ -1165,10 +1192,10 @@ def build_parser() -> argparse.ArgumentParser:
                "human games. Dragons: an agent with a fixed dragon keeps it in every seat of the "
                "seat rotation (same shuffles every rotation: duplicate deals stay); at its table "
                "the other agents rotate over the dragons nobody fixed, each playing each of them "
-               "equally often over 24 deals; with nothing fixed the dragons stay by seat within a "
+               "equally often over 24 deals (with the four dragons); with nothing fixed the dragons stay by seat within a "
                "deal and rotate between deals.")
     p.add_argument("--agents", nargs="+", metavar="SPEC", help="the agents of the tournament")
-    p.add_argument("--players", type=int, help="seats per game (2-4; default: the number of agents)")
+    p.add_argument("--players", type=int, help=f"seats per game ({MIN_PLAYERS}-{MAX_PLAYERS}; default: the number of agents)")
     p.add_argument("--games", type=int,
                    help=f"total games, rounded up to whole deals (default {DEFAULT_GAMES}; "
                         "with a human: one deal)")
@@ -1239,6 +1266,8 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
                              ledger=args.ledger or DEFAULT_LEDGER, human_io=human_io,
                              dragons=args.dragons, allow_off_training=args.allow_off_training)
         out.write(format_report(rep) + "\n")
+        if any(is_human(a) for a in args.agents) and rep["config"]["games"]:
+            out.write(f"Games with a human are recorded in the ledger {args.ledger or DEFAULT_LEDGER}.\n")
         if args.seed is None:
             out.write(f"(pass --seed {seed} to reproduce)\n")
         if args.json:
@@ -1248,7 +1277,7 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
         if args.plot:
             plot_head_to_head(rep, args.plot)
         return 130 if rep.get("interrupted") == "interrupted" else 0
-    except EvalError as e:
+    except (EvalError, CardDataError) as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -1257,4 +1286,5 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
 
 
 if __name__ == "__main__":
+    handle_interrupts()
     sys.exit(main())

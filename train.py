@@ -27,16 +27,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import platform
 import sys
 import time
 from functools import partial
 
+from agents.parallel import Pool, handle_interrupts
 from agents.stats import wilson
-
-DRAGONS = ("fire", "darkness", "sunlight", "moonlight", "ruby", "obsidian", "amber", "pearl")
+from havok_env.cards import CardDataError, default_cards
+from havok_env.constants import PLAYER_COUNTS, is_player_count
 
 # Defaults of the documented run (docs/TRAINING.md).
 DEFAULTS = dict(
@@ -82,8 +82,10 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="train.py", description=__doc__.split("\n\n")[0],
                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--dragon", default="fire", help="learner's dragon: " + ", ".join(DRAGONS))
-    p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
+    dragons = default_cards().dragons  # dragons.toml's (or HAVOK_CARDS's), by affinity or name
+    p.add_argument("--dragon", default="fire", help="learner's dragon: " + ", ".join(
+        [d.affinity for d in dragons] + [d.name.lower() for d in dragons]))
+    p.add_argument("--players", type=int, default=2, help=f"{PLAYER_COUNTS} (default 2)")
     p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
                    help="opponent agent specs: random, heuristic, search[:N] or a saved model path; "
                         "with several, each game draws one per seat (default heuristic)")
@@ -182,7 +184,7 @@ def evaluate(learner, opp_spec: str, dragon: str, players: int, games: int, seed
     if workers == 1:
         parts = [_play_chunk(jobs[0])]
     else:
-        with mp.get_context("fork").Pool(workers) as pool:
+        with Pool(workers, context="fork") as pool:
             parts = pool.map(_play_chunk, jobs)
     w, d, l = (sum(x[i] for x in parts) for i in range(3))
     lo, hi = wilson(w, games)
@@ -276,14 +278,13 @@ def require_extras(args) -> None:
 def validate(args) -> dict:
     """Check the command line; returns derived settings. Raises UsageError with one line."""
     require_extras(args)
-    from havok_env.cards import default_cards
     cs = default_cards()
     try:
         d = cs.dragons[cs.dragon_index(args.dragon)]
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if not 2 <= args.players <= 4:
-        raise UsageError(f"--players must be 2, 3 or 4, not {args.players}")
+    if not is_player_count(args.players):
+        raise UsageError(f"--players must be {PLAYER_COUNTS}, not {args.players}")
     if args.timesteps < 1:
         raise UsageError(f"--timesteps must be positive, not {args.timesteps}")
     n_envs = args.n_envs if args.n_envs is not None else DEFAULTS["envs_per_core"] * (os.cpu_count() or 1)
@@ -576,7 +577,7 @@ def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
         run(args)
-    except UsageError as e:
+    except (UsageError, CardDataError) as e:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -586,4 +587,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    handle_interrupts()
     sys.exit(main())

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from havok_env.engine import WIN_SCORE
+
 from .base import Agent
 
-WIN = 15
 BIG = 30.0  # utility of a won game (on the scale of treasure points)
 
 # How much holding a Hijinks card of each type is worth (treasure points), before affinity and
@@ -16,6 +17,72 @@ KEEP = {"steal": 2.0, "break": 1.6, "trade": 1.2, "salvage": 1.0, "havok": 1.2, 
 SOFT_DRAW = 0.35  # one Hijinks card drawn
 SOFT_READY = 0.9  # a ready dragon (its innate play and crash)
 EVENT_FLIP = -0.3  # rough worth of flipping an event (for expected-flip estimates)
+
+# The effect primitives this bot can judge, by where they appear (a Hijinks card or innate play, an
+# event, a crash), each with the parameter value its judgement takes for granted, if any:
+# (parameter, its default, the values judged). Targets come from the rules themselves
+# (the native core's, through the seat view), so a new victim selector needs nothing here; a card
+# outside this table is refused when the bot first sees the card set, rather than judged worth
+# nothing (or judged with the wrong target) without a word.
+JUDGED = {
+    "play": {"steal": ("thief", "you", ("you",)),  # I pick the targets, so I am the thief
+             "break": None, "trade": None, "salvage": None, "flip": None, "foresight": None,
+             "draw": None, "extra_play": None, "recall": None, "pass_left": None},
+    "event": {"break": ("victim", "opponent", ("you",)),  # you break your own cheapest
+              "steal": ("victim", "opponent", ("you", "right")),  # one victim
+              "tire": ("who", "you", ("you",)),
+              "break_lowest_all": None, "tribute": None, "treasure_map": None, "restrict": None,
+              "salvage": None, "flip": None, "discard_hand": None, "draw": None, "ready": None},
+    "crash": {"tire": ("who", "you", ("actor",)),  # the user of the crashed card is tired
+              "nullify": None, "redirect_event": None, "redirect_treasure": None, "cancel": None,
+              "swap_target": None, "divert_break": None, "draw": None},
+}
+_JUDGED_SETS: dict[int, object] = {}  # id(card set) -> card set checked against JUDGED (kept alive)
+
+
+class UnjudgedRuleError(ValueError):
+    """The game has a card or decision this bot cannot judge: it refuses to play rather than guess."""
+
+
+def check_judged(cards) -> None:
+    """Raise :class:`UnjudgedRuleError` unless every ability of the card set is in ``JUDGED``."""
+    if _JUDGED_SETS.get(id(cards)) is cards:
+        return
+    abilities = [("event", ab) for ab in cards.events] + [(ab.kind, ab) for ab in cards.hijinks]
+    abilities += [(slot, getattr(d, slot)) for d in cards.dragons for slot in ("play", "crash")]
+    for role, ab in abilities:
+        for op in ab.effect + ab.bonus_effect:
+            name = op["op"]
+            if name not in JUDGED[role]:
+                raise UnjudgedRuleError(f"the heuristic bot cannot judge {name!r} in {ab.name} "
+                                        f"(a {role}); teach agents/heuristic.py that primitive first")
+            need = JUDGED[role][name]
+            if need is not None and op.get(need[0], need[1]) not in need[2]:
+                raise UnjudgedRuleError(
+                    f"the heuristic bot cannot judge {name!r} with {need[0]} = "
+                    f"{op.get(need[0], need[1])!r} in {ab.name} (a {role}); it judges "
+                    + " or ".join(map(repr, need[2])))
+    _JUDGED_SETS[id(cards)] = cards
+
+
+_ACTION_TABLES: dict[int, tuple] = {}  # id(card set) -> (card set, its action tables)
+
+
+def _action_tables(view) -> tuple:
+    """({card action: Hijinks kind}, {discard action: Hijinks kind}, {treasure action: kind})."""
+    cs = view.cards
+    got = _ACTION_TABLES.get(id(cs))
+    if got is None or got[0] is not cs:
+        hijinks = range(cs.first_hijinks, cs.n_kinds)
+        got = _ACTION_TABLES[id(cs)] = (cs, (
+            {view.card_action(k): k for k in hijinks}, {view.discard_action(k): k for k in hijinks},
+            {view.treasure_action(k): k for k in range(cs.n_treasures)}))
+    return got[1]
+
+
+def _unjudged(name: str, where: str) -> UnjudgedRuleError:
+    # JUDGED lists a primitive that this code has no branch for
+    return UnjudgedRuleError(f"the heuristic bot has no judgement of {name!r} in {where}")
 
 
 class HeuristicAgent(Agent):
@@ -102,9 +169,14 @@ class _Decision:
     def __init__(self, agent: HeuristicAgent, view):
         self.agent, self.v = agent, view
         cs = self.cs = view.cards
+        check_judged(cs)
         self.lay = view.layout
         me = self.me = view.seat
         n = self.n = view.num_players
+        # action -> what it names (the Hijinks kind played or discarded, the treasure kind, the
+        # seat targeted), decoded by the view once and looked up in the hot loops
+        self.card_kind, self.discard_kind, self.treasure_kind = _action_tables(view)
+        self.target_seat = {view.seat_action(q): q for q in range(n)}
         vals = getattr(view, "values", None)
         if vals is None:  # a view without the fast table: build it from value()
             vals = tuple(tuple(view.value(q, k) for k in range(cs.n_kinds)) for q in range(n))
@@ -115,7 +187,6 @@ class _Decision:
         # S -> tuple of the opponents' scores (only used with 3 or more players)
         self.others_scores = itemgetter(*self.others) if n > 2 else None
         self.nt = cs.n_treasures  # kinds below this are treasures
-        self.fh = cs.first_hijinks
         # kind -> its Ability (events and Hijinks cards; None for treasures), without the
         # property and method calls of CardSet.event/card in the hot loops
         self.abilities = [None] * self.nt + list(cs.events) + list(cs.hijinks)
@@ -158,7 +229,7 @@ class _Decision:
             top = max(others)
             u = mine - 0.7 * top - 0.3 * sum(others) / len(others)
         best = max(mine, top)  # max(S)
-        if best >= WIN:
+        if best >= WIN_SCORE:
             u += BIG if mine == best and top < best else -BIG
         return u
 
@@ -284,28 +355,19 @@ class _Decision:
     # -- victims and best targets ---------------------------------------------------------------
 
     def victims(self, actor, sel):
+        """The seats ``actor``'s own steal, break or trade may target with selector ``sel``."""
         key = (actor, sel)
         out = self._vic.get(key)
         if out is None:  # a function of the scores
-            n, S = self.n, self.S
-            opp = [(actor + i) % n for i in range(1, n)]
-            if sel == "richer":
-                out = [q for q in opp if S[q] > S[actor]]
-            elif sel == "richest":
-                best = max([S[q] for q in opp])
-                out = [q for q in opp if S[q] == best]
-            else:
-                out = opp
-            self._vic[key] = out
+            out = self._vic[key] = self.v.victims(actor, actor, sel)
         return out
 
     def eligible(self, owner, max_value):
         """The distinct kinds in ``owner``'s hoard worth at most ``max_value`` to it, ascending."""
         key = (owner, max_value)
         out = self._elig.get(key)
-        if out is None:
-            vs = self.vals[owner]
-            out = self._elig[key] = sorted({k for k in self.hoards[owner] if vs[k] <= max_value})
+        if out is None:  # a function of the hoards
+            out = self._elig[key] = self.v.eligible(owner, max_value)
         return out
 
     def best_take(self, op, actor, victim, dst):
@@ -330,44 +392,30 @@ class _Decision:
                 if best_k is None or g >= best_g:
                     best_g, best_k = g, k
             return best_g, [best_k]
-        hoard = list(self.hoards[victim])
         picks = []
         for _ in range(count):
-            cand = [k for k in set(hoard) if self.vals[victim][k] <= m]
+            cand = self.v.eligible(victim, m, picks)
             if not cand:
                 break
             k = max(cand, key=lambda k: (self.gain_moves([(j, victim, dst) for j in picks + [k]]), -k))
             picks.append(k)
-            hoard.remove(k)
         return self.gain_moves([(k, victim, dst) for k in picks]), picks
 
-    def trade_sides(self, op, me, victim):
-        """(gives, takes): the kinds I may give and may take in a trade with ``victim``, ascending."""
-        lowest = op.get("give") == "lowest"
-        gives = self._gives.get((me, lowest))
-        if gives is None:
-            hoard = self.hoards[me]
-            vm = self.vals[me]
-            if not hoard:
-                gives = []
-            elif lowest:
-                low = min(vm[k] for k in hoard)
-                gives = sorted({k for k in hoard if vm[k] == low})
-            else:
-                gives = sorted(set(hoard))
-            self._gives[me, lowest] = gives
-        if not gives:
-            return [], []
-        return gives, self.eligible(victim, op.get("max_value", 1 << 30))
+    def trade_gives(self, op, me):
+        key = (me, op.get("give") == "lowest")  # all that the rule reads in op
+        out = self._gives.get(key)
+        if out is None:  # a function of my hoard
+            out = self._gives[key] = self.v.trade_gives(me, op)
+        return out
 
     def trade_options(self, op, me, victim) -> list:
         """(gain, take, give) for each legal trade with ``victim``."""
-        gives, takes = self.trade_sides(op, me, victim)
+        v = self.v
         vm, vv = self.vals[me], self.vals[victim]
-        mg = op.get("max_gain", 1 << 30)
+        gives = self.trade_gives(op, me)
         out = []
-        for t in takes:
-            need = vv[t] - mg
+        for t in v.trade_takes(me, victim, op):
+            need = v.trade_min_give(op, vv[t])
             for g in gives:
                 if vm[g] >= need:
                     out.append((self.score_change_gain(me, vm[t] - vm[g], victim, vv[g] - vv[t]),
@@ -377,29 +425,25 @@ class _Decision:
     def best_trade(self, op, me, victim, default):
         """The best gain in ``trade_options`` (``default`` if there is no legal trade)."""
         key = (me, victim, op.get("give") == "lowest", op.get("max_value", 1 << 30),
-               op.get("max_gain", 1 << 30))
+               op.get("max_gain", 1 << 30))  # all that the rules read in op
         best = self._trade.get(key, False)  # None: no legal trade
         if best is False:
-            best = self._trade[key] = self._best_trade(*key)
+            best = self._trade[key] = self._best_trade(op, me, victim)
         return default if best is None else best
 
-    def _best_trade(self, me, victim, lowest, mv, mg):
-        # the same trades as trade_sides offers, but legality and gain depend only on the two
-        # treasures' values (mine, the victim's): try each pair of value pairs once
-        hoard = self.hoards[me]
-        if not hoard:
-            return None
+    def _best_trade(self, op, me, victim):
+        # the trades of trade_options, but which gives a take allows and what a trade gains depend
+        # only on the two treasures' values (to me, to the victim): try each pair of those once
+        v = self.v
         vm, vv = self.vals[me], self.vals[victim]
-        if lowest:
-            low = min([vm[k] for k in hoard])
-            give_vals = {(vm[k], vv[k]) for k in hoard if vm[k] == low}
-        else:
-            give_vals = {(vm[k], vv[k]) for k in hoard}
-        gain = self.score_change_gain
+        gives = {(vm[k], vv[k]) for k in self.trade_gives(op, me)}
+        if not gives:
+            return None
+        gain, min_give = self.score_change_gain, v.trade_min_give
         best = None
-        for tm, tv in {(vm[t], vv[t]) for t in self.hoards[victim] if vv[t] <= mv}:
-            need = tv - mg
-            for gm, gv in give_vals:
+        for tm, tv in {(vm[t], vv[t]) for t in v.trade_takes(me, victim, op)}:
+            need = min_give(op, tv)
+            for gm, gv in gives:
                 if gm >= need:
                     x = gain(me, tm - gm, victim, gv - tv)
                     if best is None or x > best:
@@ -433,9 +477,8 @@ class _Decision:
                     best = max(best, self.best_trade(op, me, vic, 0.0))
                 total += best
             elif name == "salvage":
-                m = op.get("max_value", 1 << 30)
-                opts = [k for k in self.v.trash if self.cs.value[k] <= m]
-                total += max((self.gain_move(k, None, me) for k in opts), default=0.0)
+                total += max((self.gain_move(k, None, me) for k in self.v.salvage_options(op)),
+                             default=0.0)
             elif name == "flip":
                 f = self.flip_gain(me)
                 if op.get("optional"):
@@ -451,6 +494,8 @@ class _Decision:
                 total += self.soft(me, 0.6 if self.v.discard else 0.0)
             elif name == "pass_left":
                 total += self.pass_left_gain(op, me)
+            else:
+                raise _unjudged(name, "a play")
         return total
 
     def event_gain(self, ev, you) -> float:
@@ -459,18 +504,16 @@ class _Decision:
         total = 0.0
         for op in self.ops(ev, you):
             name = op["op"]
-            if name == "break":  # Adventurer Ambush: you break your own cheapest
+            if name == "break":  # Adventurer Ambush: you break your own cheapest (JUDGED)
                 opts = self.eligible(you, op.get("max_value", 1 << 30))
                 if opts:
                     total += self.gain_move(min(opts, key=self.vals[you].__getitem__), you, None)
             elif name == "break_lowest_all":
                 total += self.gain_moves([(self.lowest(q), q, None) for q in range(n) if self.hoards[q]])
             elif name == "tribute":
-                S = self.S
-                if len(set(S)) > 1:
-                    order = [(you + i) % n for i in range(n)]
-                    giver = next(q for q in order if S[q] == max(S))
-                    taker = next(q for q in order if S[q] == min(S))
+                seats = v.tribute_seats(you)
+                if seats is not None:
+                    giver, taker = seats
                     k = self.lowest(giver)
                     if k is not None:
                         total += self.gain_move(k, giver, taker)
@@ -479,18 +522,17 @@ class _Decision:
             elif name == "restrict":
                 total += self.soft(you, -0.7 if v.hand_size(you) else 0.0)
             elif name == "salvage":
-                opts = v.trash
-                if opts:
-                    best = max(self.cs.value[k] for k in opts)
-                    k = next(k for k in opts if self.cs.value[k] == best)
+                opts = v.salvage_options(op)
+                if opts:  # the first of them in the trash heap
+                    k = next(k for k in v.trash if k in opts)
                     total += self.gain_move(k, None, you)
                 else:
                     total += self.soft(you, SOFT_DRAW * op.get("else_draw", 0))
             elif name == "flip":
                 total += self.flip_gain(you)
             elif name == "steal":
-                thief = (you - 1) % n if op.get("thief") == "right" else you
-                vic = you if op.get("victim") == "you" else (you - 1) % n
+                thief = v.thief(you, op)
+                vic, = v.victims(you, thief, op.get("victim", "opponent"))  # one (JUDGED)
                 if thief != vic:
                     opts = self.eligible(vic, op.get("max_value", 1 << 30))
                     if opts:  # the thief takes what is worth most to it
@@ -505,6 +547,8 @@ class _Decision:
                 total += self.soft(you, -SOFT_READY if v.ready(you) else 0.0)
             elif name == "ready":
                 total += self.soft(you, 0.0 if v.ready(you) else SOFT_READY)
+            else:
+                raise _unjudged(name, "an event")
         return total
 
     def use_gain(self, trig) -> float:
@@ -546,18 +590,12 @@ class _Decision:
             return self.soft(u, 0.5)
         if name == "pass_left":
             return self.pass_left_gain(op, u)
-        return 0.0
+        raise _unjudged(name, "a play")
 
     def pass_left_gain(self, op: dict, you: int) -> float:
         """Every seat (but ``you`` with skip_you) passes its lowest treasure to its left."""
-        moves = []
-        for q in range(self.n):
-            if op.get("skip_you") and q == you:
-                continue
-            k = self.lowest(q)
-            if k is not None:
-                moves.append((k, q, (q + 1) % self.n))
-        return self.gain_moves(moves)
+        n, lowest = self.n, self.lowest
+        return self.gain_moves([(lowest(q), q, (q + 1) % n) for q in self.v.pass_seats(you, op)])
 
     # -- decisions -------------------------------------------------------------------------------
 
@@ -565,18 +603,19 @@ class _Decision:
         purpose = self.p["purpose"]
         fn = getattr(self, "d_" + purpose, None)
         if fn is None:
-            return self.p["choices"][0]
+            raise UnjudgedRuleError(f"the heuristic bot has no answer for a {purpose!r} decision")
         return fn(self.p["choices"], self.p["context"])
 
     def d_main(self, choices, ctx):
         lay, abilities, v, me = self.lay, self.abilities, self.v, self.me
         ready_type = self.my_dragon.ready_type
-        PLAY, INNATE_PLAY, DISCARD, SEAT = lay.PLAY, lay.INNATE_PLAY, lay.DISCARD, lay.SEAT
+        INNATE_PLAY = lay.INNATE_PLAY
+        card_kind, discard_kind = self.card_kind, self.discard_kind
         plays, discards = [], []
         for a in choices:
-            if PLAY <= a < INNATE_PLAY:
+            if a in card_kind:
                 plays.append(a)
-            elif DISCARD <= a < SEAT:
+            elif a in discard_kind:
                 discards.append(a)
         can_play_more = v.cards_left(me) > 0
         # 1. the innate play, when it gains more than a ready dragon is worth
@@ -591,9 +630,8 @@ class _Decision:
         best, best_a = None, None
         if plays:
             tired = not v.ready(me)
-            to_kind = self.fh - PLAY  # action -> Hijinks kind
             for a in plays:
-                k = a + to_kind
+                k = card_kind[a]
                 ab_type = abilities[k].type
                 g = self.estimate(k)
                 if ab_type == ready_type and tired:
@@ -604,12 +642,12 @@ class _Decision:
                 if margin > 0.25 and (best is None or margin > best):
                     best, best_a = margin, a
         if best_a is not None:
-            self.agent._stake = max(1.0, best + 0.45 * self.keep(best_a - PLAY + self.fh))
+            self.agent._stake = max(1.0, best + 0.45 * self.keep(card_kind[best_a]))
             return best_a
         # 3. cycle the least useful card, else pass
         if discards:
-            worst = min(discards, key=lambda a: (self.keep(a - DISCARD + self.fh), a))
-            if self.keep(worst - DISCARD + self.fh) < 1.25:
+            worst = min(discards, key=lambda a: (self.keep(discard_kind[a]), a))
+            if self.keep(discard_kind[worst]) < 1.25:
                 return worst
         return lay.END
 
@@ -619,7 +657,7 @@ class _Decision:
             rt = self.my_dragon.ready_type
             has = any(abilities[k].type == rt for k in v.hand)
             return 0.6 if has else 1.0
-        k = a - lay.PLAY + self.fh
+        k = self.card_kind[a]
         cost = 0.5 * self.keep(k)
         if v.current_player == me and v.cards_left(me) > 0:
             # crashing on my own turn uses my card for the turn
@@ -635,7 +673,7 @@ class _Decision:
         if a == lay.INNATE_CRASH:
             ref = ["innate", v.dragon_index(me), "crash"]
         else:
-            ref = a - lay.PLAY + self.fh
+            ref = self.card_kind[a]
         ab = self.ability(ref)
         total = 0.0
         on = trig["on"]
@@ -645,11 +683,9 @@ class _Decision:
                 total -= self.event_gain(trig["card"], trig["flipper"])
             elif name == "redirect_event":
                 f = trig["flipper"]
-                if op.get("to") == "choice":
-                    new = max((q for q in range(self.n) if q != f),
-                              key=lambda q: (self.event_gain(trig["card"], q), -q))
-                else:
-                    new = (f + 1) % self.n
+                seats = v.redirect_seats(f, op)
+                new = seats[0] if len(seats) == 1 else \
+                    max(seats, key=lambda q: (self.event_gain(trig["card"], q), -q))
                 total += self.event_gain(trig["card"], new) - self.event_gain(trig["card"], f)
             elif name == "redirect_treasure":
                 k = trig["card"]
@@ -676,9 +712,12 @@ class _Decision:
                                  for k in trig.get("picks") or [])
             elif name == "draw":
                 total += SOFT_DRAW * op["n"]
-            elif name == "tire" and on == "use":
-                u = trig["user"]
-                total += self.soft(u, -SOFT_READY if v.ready(u) else 0.0)
+            elif name == "tire":
+                if on == "use":
+                    u = trig["user"]
+                    total += self.soft(u, -SOFT_READY if v.ready(u) else 0.0)
+            else:
+                raise _unjudged(name, "a crash")
         if ab.type == self.my_dragon.ready_type and not v.ready(me) and a != lay.INNATE_CRASH:
             total += SOFT_READY
         return total
@@ -709,10 +748,10 @@ class _Decision:
         return {}
 
     def _seat(self, a):
-        return (self.me + a - self.lay.SEAT) % self.n
+        return self.target_seat[a]
 
     def _kind(self, a):
-        return a - self.lay.TREASURE
+        return self.treasure_kind[a]
 
     def d_steal_from(self, choices, ctx):
         op = self._op_of(ctx, ("steal",))
@@ -785,7 +824,7 @@ class _Decision:
         return max(choices, key=lambda a: (self.event_gain(ev, self._seat(a)), -a))
 
     def d_recall_pick(self, choices, ctx):
-        return max(choices, key=lambda a: (self.keep(a - self.lay.PLAY + self.fh), -a))
+        return max(choices, key=lambda a: (self.keep(self.card_kind[a]), -a))
 
     def card_gain(self, k, seat) -> float:
         if self.cs.is_treasure(k):
@@ -799,7 +838,7 @@ class _Decision:
 
     def d_resolve_which(self, choices, ctx):
         shown = ctx.get("shown", [])
-        return max(choices, key=lambda a: (self.card_gain(shown[a - self.lay.OPTION], self.me), -a))
+        return max(choices, key=lambda a: (self.card_gain(shown[self.v.option_of(a)], self.me), -a))
 
     def d_bottom(self, choices, ctx):
         shown = list(ctx.get("shown", []))
@@ -814,7 +853,7 @@ class _Decision:
         def after(a):
             if a == self.lay.END:
                 return shown
-            j = a - self.lay.OPTION
+            j = self.v.option_of(a)
             return [k for i, k in enumerate(shown) if i != j] + [None]
 
         return max(choices, key=lambda a: (total(after(a)), a == self.lay.END, -a))

@@ -3,10 +3,18 @@
 At each of its decisions the agent shows what happened since its last decision (the game's public
 log), the table as its seat sees it (hoards with each treasure's value, dragons ready or tired, its
 hand with each card's text, the piles), what is being decided and the legal choices numbered from 1.
+The whole table is shown at the start of a game; after that only the parts that changed (cards
+already in the hand by name, new ones with their text), and ``table`` shows all of it again. A
+choice of treasure says what it is worth: in the hoard it is in, or its printed value (and its worth
+in your hoard, if that differs) in the trash heap or the Havok deck. Text is wrapped to the
+terminal's width (``shutil.get_terminal_size``, read at every message) or to ``width``.
 The player answers with a number or with (part of) a choice's label: ``2``, ``play Sticky Claws``,
 ``sticky``. Anything else gets a short message and the question again; a typo never makes a move.
 ``help`` lists the commands, ``table`` shows the table again, ``quit`` (confirmed) stops the
 tournament; the unfinished game is not recorded.
+
+Everything shown is read through the seat's :class:`havok_env.view.SeatView` (the table through
+``havok_env.render``), so the screen tells the person only what the seat may know.
 
 Crash windows are decisions like any other: whenever the human could crash something, on any player's
 turn, the engine asks, and this agent shows the question.
@@ -19,30 +27,19 @@ something to show.
 from __future__ import annotations
 
 import difflib
+import shutil
 import sys
+import textwrap
+
+from havok_env.constants import WIN_SCORE
+from havok_env.decisions import DECISIONS
+from havok_env.engine import END_REASONS
 
 from .base import Agent
 
-QUESTIONS = {
-    "main": "Your turn: choose an action.",
-    "steal_from": "Steal from whom?",
-    "steal_pick": "Which treasure do you steal?",
-    "break_from": "Whose treasure do you break?",
-    "break_pick": "Which treasure do you break?",
-    "trade_from": "Trade with whom?",
-    "trade_take": "Which treasure do you take in the trade?",
-    "trade_give": "Which of your treasures do you give in exchange?",
-    "salvage_pick": "Which treasure do you take from the trash heap?",
-    "swap_pick": "Which of your treasures do you offer instead?",
-    "redirect_to": "Which player does the event go to?",
-    "flip_or_not": "Do you flip the top Havok card?",
-    "resolve_which": "Which card resolves?",
-    "bottom": "Do you put one of these on the bottom of the Havok deck?",
-    "recall_pick": "Which card do you take back from the discard pile?",
-    "pass_pick": "Which treasure do you pass to the left?",
-    "raid_pick": "Which of your treasures breaks?",
-    "tribute_pick": "Which treasure do you give?",
-}
+# what to say when a block of the table goes away
+GONE = {"canceled": "Canceled cards: none now (they went back to their owners' hands).",
+        "known": "You no longer know the top of the Havok deck."}
 
 HELP = ("Type the number of a choice, or its name (any unambiguous part of it, e.g. 'end' or a card "
         "name). Commands: 'table' shows the table again, 'help' shows this, 'quit' stops playing.")
@@ -53,17 +50,21 @@ class HumanQuit(Exception):
 
 
 class HumanAgent(Agent):
-    """A person at the terminal. ``HumanAgent(input=None, output=None, name="human")``."""
+    """A person at the terminal. ``HumanAgent(input=None, output=None, name="human", width=None)``."""
 
-    def __init__(self, input=None, output=None, name: str | None = None, color: bool = False):
+    def __init__(self, input=None, output=None, name: str | None = None, color: bool = False,
+                 width: int | None = None):
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
         self.name = name or "human"
+        self.width = width  # None: the terminal's width, read at every message
         self.seat = 0
         self.num_players = 2
         self.seat_labels: list[str] | None = None
+        self.games: int | None = None  # how many games this person is to play, when known
         self._log_pos = 0
         self._game_no = 0
+        self._shown: dict | None = None  # the table blocks last shown, by name
 
     # -- the Agent interface -------------------------------------------------------------------
 
@@ -73,23 +74,28 @@ class HumanAgent(Agent):
         self._log_pos = 0
         self._game_no += 1
         self._started = False
+        self._shown = None
 
     def set_table(self, labels: list[str]) -> None:
         """Who sits where (one label per seat), shown at the start of the next game."""
         self.seat_labels = list(labels)
 
+    def announce(self, text: str, games: int | None = None) -> None:
+        """Tell the person something about the session (``games``: how many games they will play)."""
+        if games is not None:
+            self.games = games
+        self._say(text)
+
     def act(self, observation, action_mask, view) -> int:
-        game = view._game  # a person sees the table as the seat does; the text is seat-limited
+        # a person sees the table as the seat does: everything shown is read through its view
         if not self._started:
             self._started = True
-            self._intro(game)
-        news = self._news(game)
-        if news:  # something happened: show it and the table; otherwise just the next question
-            self._say(news)
-            self._say(self.table_text(game))
-        choices = list(game.pending["choices"])
-        labels = [game.action_label(a) for a in choices]
-        self._say(self._question(game))
+            self._intro(view)
+        self._say(self._news(view))
+        self._say(self._table_changes(view))  # the whole table at first, then what changed
+        choices = list(view.pending["choices"])
+        labels = [self.label(view, a) for a in choices]
+        self._say(self._question(view))
         self._say(self._numbered(labels))
         while True:
             text = self._ask("> ")
@@ -98,8 +104,9 @@ class HumanAgent(Agent):
                 self._say(f"You chose: {labels[pick]}")
                 return int(choices[pick])
             if message == "table":
-                self._say(self.table_text(game))
-                self._say(self._question(game))
+                self._say(self.table_text(view))
+                self._shown = dict(self._blocks(view))
+                self._say(self._question(view))
                 self._say(self._numbered(labels))
             elif message == "quit":
                 answer = self._ask("Stop playing? This game will not be recorded. Type 'yes' to quit: ")
@@ -110,14 +117,15 @@ class HumanAgent(Agent):
             else:  # a short message, then the question again
                 self._say(message)
                 if message != HELP:
-                    self._say(self._question(game))
+                    self._say(self._question(view))
                 self._say(self._numbered(labels))
 
-    def game_over(self, record: dict, game=None) -> None:
-        """Tell the person how the game ended (``game``: the finished game, with its log)."""
-        if game is not None:
-            self._say(self._news(game))
-            self._say(self.table_text(game))
+    def game_over(self, record: dict, view=None) -> None:
+        """Tell the person how the game ended (``view``: this seat's view of the finished game,
+        with its log)."""
+        if view is not None:
+            self._say(self._news(view))
+            self._say(self._table_changes(view))
         r = record["result"]
         winners = r["winners"]
         scores = r["scores"]
@@ -125,7 +133,7 @@ class HumanAgent(Agent):
             verdict = "You win!" if len(winners) == 1 else "A draw: you share the lead."
         else:
             verdict = "You lose."
-        self._say(f"=== Game over ({_reason(r['reason'])}). {verdict} Final hoards: "
+        self._say(f"=== Game over ({END_REASONS.get(r['reason'], r['reason'])}). {verdict} Final hoards: "
                   + ", ".join(f"{self._who(p)} {s}" for p, s in enumerate(scores)) + " ===\n")
 
     # -- input parsing ---------------------------------------------------------------------------
@@ -167,67 +175,105 @@ class HumanAgent(Agent):
 
     # -- text ------------------------------------------------------------------------------------
 
-    def table_text(self, game) -> str:
+    def table_text(self, view) -> str:
         """The table as this seat sees it, without the engine's own log and decision lines."""
-        from havok_env.render import describe_table
+        return "\n".join(line for _, lines in self._blocks(view) for line in lines)
 
-        g = game.clone()
-        g.s.log = None
-        g.s.pending = None
-        g.s.result = None
-        text = describe_table(g, self.seat)
-        d = game.dragon(self.seat)
-        state = "ready" if game.s.ready[self.seat] else "tired"
-        lines = [text,
-                 f"Your dragon {d.name} ({d.affinity}, {state}); it becomes ready again when: "
-                 f"{d.ready_text}",
-                 f"  innate play  {d.play.name}: {d.play.text}",
-                 f"  innate crash {d.crash.name}: {d.crash.text}"]
-        return "\n".join(lines)
+    def _blocks(self, view) -> list[tuple[str, list[str]]]:
+        from havok_env.render import table_blocks
 
-    def _intro(self, game) -> None:
-        d = game.dragon(self.seat)
+        blocks = [b for b in table_blocks(view, last_log=0) if b[0] != "end"]
+        d = view.dragon(self.seat)
+        state = "ready" if view.ready(self.seat) else "tired"
+        blocks.append(("dragon", [f"Your dragon {d.name} ({d.affinity}, {state}); it becomes ready "
+                                  f"again when: {d.ready_text}"]))
+        blocks.append(("innate", [f"  innate play  {d.play.name}: {d.play.text}",
+                                  f"  innate crash {d.crash.name}: {d.crash.text}"]))
+        return blocks
+
+    def _table_changes(self, view) -> str:
+        """The whole table the first time in a game; afterwards only the blocks that changed."""
+        blocks = self._blocks(view)
+        before, self._shown = self._shown, dict(blocks)
+        if before is None:
+            return "\n".join(line for _, lines in blocks for line in lines)
+        changed = []
+        for name, lines in blocks:
+            if before.get(name) != lines:
+                # cards already shown in the hand by name only, new ones with their text
+                old = set(before.get(name, ())) if name == "hand" else ()
+                changed += [line.split(" [", 1)[0] if line in old else line for line in lines]
+        changed += [GONE[name] for name in before if name not in self._shown and name in GONE]
+        if not changed:
+            return ""
+        return "\n".join(["--- On the table now ('table' shows all of it) ---"] + changed)
+
+    @staticmethod
+    def label(view, action: int) -> str:
+        """The choice's label in ``view``'s pending decision, with the value of the treasure it
+        picks: its worth in the hoard it is in, or its printed value (and its worth in yours, if
+        that differs) outside hoards."""
+        text = view.action_label(action)
+        p = view.pending
+        me, purpose, ctx = p["player"], p["purpose"], p["context"] or {}
+        if view.is_treasure(action):
+            kind = view.treasure_of(action)
+            owner = me if DECISIONS[purpose].own_hoard else ctx.get("target")
+        elif view.is_option(action) and view.option_of(action) < len(ctx.get("shown") or ()):
+            kind, owner = ctx["shown"][view.option_of(action)], None
+            if not view.cards.is_treasure(kind):
+                return text
+        else:
+            return text
+        if owner is not None and purpose != "salvage_pick":
+            return f"{text} (worth {view.value(owner, kind)})"
+        printed, mine = view.cards.value[kind], view.value(me, kind)
+        return f"{text} (value {printed}" + (f", {mine} in your hoard)" if mine != printed else ")")
+
+    def _intro(self, view) -> None:
+        d = view.dragon(self.seat)
         seats = []
-        for p in range(game.num_players):
+        for p in range(view.num_players):
             who = "you" if p == self.seat else (
                 self.seat_labels[p] if self.seat_labels and p < len(self.seat_labels) else "bot")
-            seats.append(f"{game.seat_name(p)} = {who} ({game.dragon(p).name})")
-        self._say(f"\n=== Game {self._game_no}: you are {game.seat_name(self.seat)}, playing {d.name}. "
-                  f"First to a hoard worth 15 wins. ===")
+            seats.append(f"{view.seat_name(p)} = {who} ({view.dragon(p).name})")
+        of = f" of {self.games}" if self.games else ""
+        self._say(f"\n=== Game {self._game_no}{of}: you are {view.seat_name(self.seat)}, playing "
+                  f"{d.name}. First to a hoard worth {WIN_SCORE} wins. ===")
         self._say("Seats: " + "; ".join(seats))
         self._say(HELP)
 
-    def _news(self, game) -> str:
-        log = game.s.log or []
+    def _news(self, view) -> str:
+        log = view.log
         new = log[self._log_pos:]
         self._log_pos = len(log)
         if not new:
             return ""
-        return "\n".join(["--- What happened ---"] + [f"  {self._you(m, game)}" for m in new])
+        return "\n".join(["--- What happened ---"] + [f"  {self._you(m, view)}" for m in new])
 
-    def _you(self, msg: str, game) -> str:
-        me = game.seat_name(self.seat)
+    def _you(self, msg: str, view) -> str:
+        me = view.seat_name(self.seat)
         return msg.replace(me, f"{me} (you)")
 
     def _who(self, p: int) -> str:
         return f"player_{p}" + (" (you)" if p == self.seat else "")
 
-    def _question(self, game) -> str:
-        p = game.pending
+    def _question(self, view) -> str:
+        p = view.pending
         purpose, ctx = p["purpose"], p["context"] or {}
         if purpose == "crash":
-            return _trigger_text(game, ctx.get("trigger") or {}, self.seat) + " Will you crash?"
-        q = QUESTIONS.get(purpose, "Choose:")
+            return f"{_trigger_text(view, ctx.get('trigger') or {}, self.seat)} {DECISIONS['crash'].question}"
+        q = DECISIONS[purpose].question
         if "ability" in ctx and purpose != "main":
             try:
-                ab = game.ability(ctx["ability"])
+                ab = view.ability(ctx["ability"])
                 actor = ctx.get("actor", self.seat)
-                by = "your" if actor == self.seat else f"{game.seat_name(actor)}'s"
+                by = "your" if actor == self.seat else f"{view.seat_name(actor)}'s"
                 q = f"[{by} {ab.name}: {ab.text}] {q}"
             except (KeyError, IndexError, TypeError):
                 pass
         if ctx.get("shown"):
-            q += " Top of the Havok deck: " + ", ".join(game.cards.names[k] for k in ctx["shown"])
+            q += " Top of the Havok deck: " + ", ".join(view.cards.names[k] for k in ctx["shown"])
         return q
 
     def _numbered(self, labels: list[str]) -> str:
@@ -235,7 +281,8 @@ class HumanAgent(Agent):
 
     def _say(self, text: str) -> None:
         if text:
-            self.output.write(text + "\n")
+            width = self.width or shutil.get_terminal_size().columns
+            self.output.write("\n".join(_wrap(line, width) for line in text.split("\n")) + "\n")
             self.output.flush()
 
     def _ask(self, prompt: str) -> str:
@@ -248,13 +295,18 @@ class HumanAgent(Agent):
         return line.rstrip("\r\n")
 
 
-def _reason(reason: str) -> str:
-    return {"hoard_15": "a hoard reached 15", "havok_empty": "the Havok deck ran out"}.get(reason, reason)
+def _wrap(line: str, width: int) -> str:
+    """``line`` folded to ``width`` columns, continuation lines indented past its own indent."""
+    if len(line) <= width:
+        return line
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return "\n".join(textwrap.wrap(line, max(width, len(indent) + 20), subsequent_indent=indent,
+                                    break_long_words=False, break_on_hyphens=False)) or line
 
 
-def _trigger_text(game, trig: dict, me: int) -> str:
-    cs = game.cards
-    name = lambda p: "You" if p == me else game.seat_name(p)  # noqa: E731
+def _trigger_text(view, trig: dict, me: int) -> str:
+    cs = view.cards
+    name = lambda p: "You" if p == me else view.seat_name(p)  # noqa: E731
     on = trig.get("on")
     try:
         if on == "event":
@@ -263,16 +315,16 @@ def _trigger_text(game, trig: dict, me: int) -> str:
         if on == "treasure":
             k, to = trig["card"], trig["to"]
             return (f"{cs.names[k]} (printed value {cs.value[k]}) is about to go to "
-                    f"{'your' if to == me else game.seat_name(to) + chr(39) + 's'} hoard.")
+                    f"{'your' if to == me else view.seat_name(to) + chr(39) + 's'} hoard.")
         if on == "use":
-            ab = game.ability(trig["ability"])
+            ab = view.ability(trig["ability"])
             verb = "plays" if trig.get("use") == "play" else "crashes with"
             if trig["user"] == me:
                 verb = "play" if trig.get("use") == "play" else "crash with"
             text = f"{name(trig['user'])} {verb} {ab.name} ({ab.text})"
             owners, picks = trig.get("owners") or [], trig.get("picks") or []
             if owners and picks:
-                whose = "your" if owners[0] == me else f"{game.seat_name(owners[0])}'s"
+                whose = "your" if owners[0] == me else f"{view.seat_name(owners[0])}'s"
                 text += f", targeting {whose} " + ", ".join(cs.names[k] for k in picks)
             return text + "."
     except (KeyError, IndexError, TypeError):

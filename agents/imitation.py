@@ -23,23 +23,16 @@ was, and the estimates tell the network (docs/TRAINING.md measures the differenc
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import threading
 import time
 
 import numpy as np
 
+from .parallel import Pool
+
 
 CHUNK_GAMES = 20  # games per job of collect()
 _DTYPES = {"obs": np.float16, "mask": bool, "action": np.int64, "ret": np.float32, "values": np.float32}
-
-
-_stop = None  # a worker's copy of its Collection's stop event (see _start_worker)
-
-
-def _start_worker(stop) -> None:
-    global _stop
-    _stop = stop
 
 
 def _collect_chunk(args):
@@ -57,8 +50,6 @@ def _collect_chunk(args):
         rows["values"] = []
     observer = None
     for g in range(lo, hi):
-        if _stop is not None and _stop.is_set():  # another chunk failed: its error is what counts
-            break
         seat = g % players
         rng = np.random.default_rng(seed + g)  # per game, so the chunking cannot change the games
         opps = [make_agent(opp_specs[int(rng.integers(len(opp_specs)))]) for _ in range(players - 1)]
@@ -123,10 +114,7 @@ class Collection:
         self.games, self.progress = games, progress
         self.parts, self._error, self._thread, self._data = [], None, None, None
         if workers > 1 and len(self.jobs) > 1:
-            ctx = mp.get_context("fork")
-            self._stop = ctx.Event()
-            pool = ctx.Pool(min(workers, len(self.jobs)), initializer=_start_worker,
-                            initargs=(self._stop,))
+            pool = Pool(min(workers, len(self.jobs)), context="fork")
             results = pool.imap(_collect_chunk, self.jobs)  # in order, so the data is deterministic
             self._thread = threading.Thread(target=self._drain, args=(results, pool), daemon=True)
             self._thread.start()
@@ -140,14 +128,10 @@ class Collection:
         except BaseException as e:  # re-raised by result(), in the caller's thread
             self._error = e
         finally:
-            if pool is not None:
-                # The workers finish their queued chunks at once when told to stop, and then exit
-                # cleanly. Pool.terminate() would kill them instead, and a worker killed while it
-                # holds one of the pool's queue locks can leave terminate() waiting forever.
-                if self._error is not None:
-                    self._stop.set()
+            if pool is not None and self._error is not None:
+                pool.kill()  # a failed chunk ends the others at once: its error is what counts
+            elif pool is not None:
                 pool.close()
-                pool.join()
 
     def result(self) -> dict:
         if self._data is None:

@@ -25,6 +25,7 @@ import random
 
 import numpy as np
 
+from havok_env.constants import PLAYER_COUNTS, is_player_count
 from havok_env.engine import ActionLayout
 from havok_env.observe import Observer
 from havok_env.version import ENV_VERSION
@@ -141,8 +142,8 @@ def check_record(rec, where: str) -> dict:
     for key in ("players", "observation_size", "action_size"):
         if not _is_int(rec[key]):
             raise bad(f"{key} must be an integer, not {type(rec[key]).__name__}")
-    if not 2 <= rec["players"] <= 4:
-        raise bad(f"players must be 2, 3 or 4, not {rec['players']}")
+    if not is_player_count(rec["players"]):
+        raise bad(f"players must be {PLAYER_COUNTS}, not {rec['players']}")
     from havok_env.cards import default_cards
     dragons = {d.name: d.affinity for d in default_cards().dragons}
     if dragons.get(rec["dragon"]) != rec["affinity"]:

@@ -17,6 +17,8 @@ import os
 import secrets
 import sys
 
+from havok_env.constants import PLAYER_COUNTS, is_player_count
+
 DEFAULT_DB = "sqlite:///results/arena.db"
 SERVER_NEEDS = {"fastapi": "the arena server", "uvicorn": "the arena server",
                 "sqlalchemy": "the arena's database", "openskill": "the ratings"}
@@ -56,8 +58,8 @@ def make_study(store, agents: list[str], players: int | None, seed: int | None,
         raise ArenaError("--agents lists the bots; the humans come through the browser")
     if len(set(agents)) != len(agents):
         raise ArenaError(f"--agents names a bot twice: {' '.join(agents)}")
-    if players is not None and not 2 <= players <= 4:
-        raise ArenaError(f"--players must be 2, 3 or 4, not {players}")
+    if players is not None and not is_player_count(players):
+        raise ArenaError(f"--players must be {PLAYER_COUNTS}, not {players}")
     if games_per_person is not None and games_per_person < 1:
         raise ArenaError(f"--games-per-person must be at least 1, not {games_per_person}")
     consent = None

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from agents.human import QUESTIONS
-from havok_env.engine import Game
+from havok_env.decisions import DECISIONS
+from havok_env.engine import END_REASONS, Game
 from havok_env.view import SeatView
-
-REASONS = {"hoard_15": "a hoard reached 15", "havok_empty": "the Havok deck ran out"}
 
 
 def seat_name(p: int) -> str:
@@ -122,8 +120,8 @@ def question(view: SeatView, purpose: str, ctx: dict) -> tuple[str, str]:
     ability it is about."""
     if purpose == "crash":
         text, detail = trigger_text(view, ctx.get("trigger") or {})
-        return text + " Will you crash?", detail
-    q, detail = QUESTIONS.get(purpose, "Choose:"), ""
+        return f"{text} {DECISIONS['crash'].question}", detail
+    q, detail = DECISIONS[purpose].question if purpose in DECISIONS else "Choose:", ""
     if "ability" in ctx and purpose != "main":
         try:
             ab = ability(view.cards, ctx["ability"])
@@ -157,8 +155,8 @@ def result(view: SeatView) -> dict | None:
         verdict = "You win!" if len(winners) == 1 else "A draw: you share the lead."
     else:
         verdict = "You lose."
-    return {"winners": winners, "scores": list(r["scores"]), "reason": REASONS.get(r["reason"], r["reason"]),
-            "verdict": verdict}
+    return {"winners": winners, "scores": list(r["scores"]),
+            "reason": END_REASONS.get(r["reason"], r["reason"]), "verdict": verdict}
 
 
 def you(view: SeatView, lines: list[str]) -> list[str]:
@@ -211,4 +209,4 @@ def replay_steps(seed: int, options: dict, actions: list[int], labels: list[str]
     r = g.result
     return {"steps": steps, "players": n, "labels": labels,
             "result": None if r is None else {"winners": r["winners"], "scores": r["scores"],
-                                              "reason": REASONS.get(r["reason"], r["reason"])}}
+                                              "reason": END_REASONS.get(r["reason"], r["reason"])}}

@@ -18,14 +18,15 @@ import os
 import statistics
 import sys
 import time
-from multiprocessing import Pool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from agents import make_agent  # noqa: E402
+from agents.parallel import Pool, run_script  # noqa: E402
 from havok_env.cards import default_cards  # noqa: E402
+from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS  # noqa: E402
 from havok_env.engine import Game  # noqa: E402
 from havok_env.observe import Observer  # noqa: E402
 from havok_env.view import SeatView  # noqa: E402
@@ -145,7 +146,7 @@ def main(argv=None):
     ap.add_argument("--agent", default="heuristic", help="bot for every seat: random or heuristic "
                     "(any make_agent spec works)")
     ap.add_argument("--games", type=int, default=4000, help="games per player count (default 4000)")
-    ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
+    ap.add_argument("--players", type=int, nargs="+", default=list(range(MIN_PLAYERS, MAX_PLAYERS + 1)))
     ap.add_argument("--seed", type=int, default=1, help="first game seed (game g uses seed + g)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
     args = ap.parse_args(argv)
@@ -156,4 +157,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "balance.py")

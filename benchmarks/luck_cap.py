@@ -36,62 +36,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from collections import Counter  # noqa: E402
-
+from agents.parallel import run_script  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
-from havok_env.view import SeatView  # noqa: E402
+from havok_env.view import PeekingView  # noqa: E402
 from train import evaluate, fmt_eval  # noqa: E402
 
 
-class PeekingView(SeatView):
-    """A seat's view whose sampled worlds keep what ``peek`` names true: it reads the private game
-    on purpose. ``"hands"``: the others' hands and hidden declarations (only the decks and the
-    generator are resampled); ``"crash"``: the crash cards in the others' hands and the hidden
-    declarations; ``"all"``: the whole game."""
-
-    def __init__(self, game, seat: int, peek: str):
-        super().__init__(game, seat)
-        self.peek = peek
-
-    def determinize(self, rng):
-        truth = self._game.clone()
-        if self.peek == "all":
-            return truth
-        g = super().determinize(rng)  # a fair sample, then what is peeked at put back
-        s, t = g.s, truth.s
-        cards = truth.cards
-        kept = ((lambda k: True) if self.peek == "hands"
-                else (lambda k: cards.card(k).kind == "crash"))
-        others = [q for q in range(self.num_players) if q != self.seat]
-        unseen = Counter(t.hijinks)
-        for q in others:
-            unseen.update(t.hands[q])
-            s.hands[q] = [k for k in t.hands[q] if kept(k)]
-            unseen.subtract(s.hands[q])
-        # The rest of each hand comes from the unseen cards the peek would have shown if held.
-        fillers = sorted(k for k in unseen.elements() if not kept(k))
-        rng.shuffle(fillers)
-        for q in others:
-            fill = fillers[: len(t.hands[q]) - len(s.hands[q])]
-            fillers = fillers[len(fill):]
-            s.hands[q] += fill
-            unseen.subtract(fill)
-        deck = sorted(unseen.elements())
-        rng.shuffle(deck)
-        s.hijinks = deck
-        s.stack = t.stack
-        return g
-
-
 class PeekingSearch(SearchAgent):
-    """The search bot with :class:`PeekingView`'s worlds instead of fair samples."""
+    """The search bot with :class:`havok_env.view.PeekingView`'s worlds instead of fair samples:
+    the one bot that looks behind its seat's view, on purpose, to measure the luck it removes."""
 
     def __init__(self, peek: str, **kwargs):
         super().__init__(**kwargs)
         self.peek = peek
 
     def act(self, observation, action_mask, view) -> int:
-        return self.choose(PeekingView(view._game, view.seat, self.peek))
+        return self.choose(PeekingView.behind(view, self.peek))
 
 
 def main(argv=None) -> int:
@@ -115,7 +75,7 @@ def main(argv=None) -> int:
                         "(default %(default)s, the search bot's)")
     p.add_argument("--prior", type=float, default=search["prior"].default,
                    help="mean outcome by which a move must beat the heuristic's (default %(default)s)")
-    p.add_argument("--peek", choices=("hands", "crash", "all"),
+    p.add_argument("--peek", choices=PeekingView.PEEKS,
                    help="let the search see the opponent's hand, the crash cards in it, or the "
                         "whole game (not fair)")
     a = p.parse_args(argv)
@@ -137,4 +97,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_script(main, "luck_cap.py"))

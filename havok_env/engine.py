@@ -25,19 +25,16 @@ try:
 except ImportError as e:  # a checkout whose core was never built
     raise ImportError(f"havok_env's native rules core is not built ({e}); in the project's "
                       "checkout run: pip install -e .") from None
-from .cards import AFFINITIES, CardDataError, CardSet, default_cards
+from .cards import CardDataError, CardSet, default_cards
+from .constants import HAND_SIZE, MAX_PLAYERS, N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count
+from .decisions import DECISION_KINDS, DECISIONS, KIND, PURPOSES, Purpose  # noqa: F401  (engine.PURPOSES)
 from .state import GameState
 
 _MASK = (1 << 64) - 1
+ANY = 1 << 30  # "any value" (an effect primitive's max_value left out)
 
-WIN_SCORE = 15
-HAND_SIZE = 3
-DECISION_KINDS = ("main", "crash", "target_seat", "target_treasure", "choose_card", "option")
-PURPOSES = (
-    "main", "crash", "steal_from", "steal_pick", "break_from", "break_pick", "trade_from",
-    "trade_take", "trade_give", "salvage_pick", "swap_pick", "redirect_to", "flip_or_not",
-    "resolve_which", "bottom", "recall_pick", "pass_pick", "raid_pick", "tribute_pick",
-)
+#: Why a game ended (``result["reason"]``, as the engine sets it), in words for people.
+END_REASONS = {"hoard_15": f"a hoard reached {WIN_SCORE}", "havok_empty": "the Havok deck ran out"}
 
 
 class ConfigError(ValueError):
@@ -52,6 +49,20 @@ class SnapshotError(ValueError):
     """A saved game that cannot be restored."""
 
 
+def as_action(action) -> int:
+    """``action`` as a plain int: integral numbers (numpy ints, 3.0) are accepted, booleans and
+    everything else refused with IllegalActionError."""
+    if action.__class__ is int:
+        return action
+    try:
+        if isinstance(action, bool) or getattr(action, "dtype", None) == bool \
+                or int(action) != action:
+            raise ValueError
+        return int(action)
+    except (TypeError, ValueError, OverflowError):
+        raise IllegalActionError(f"action {action!r} is not an integer") from None
+
+
 class ActionLayout:
     """The shared action space, in blocks (offsets depend on the card set's sizes).
 
@@ -62,8 +73,8 @@ class ActionLayout:
     ``OPTION + i`` picks option ``i``.
     """
 
-    MAX_PLAYERS = 4
-    N_OPTIONS = 3
+    MAX_PLAYERS = MAX_PLAYERS  # seat targets, one per seat of the largest table
+    N_OPTIONS = N_OPTIONS
 
     def __init__(self, cards: CardSet):
         self.END = 0
@@ -111,13 +122,15 @@ class _Tables:
             return {"name": a.name, "kind": a.kind, "type": a.type, "trigger": a.trigger,
                     "ops": [list(a.ops(d.affinity)) for d in cs.dragons]}
 
+        # affinities are the dragons' (cards.py): the core numbers them in the dragons' order
+        aff = {a: i for i, a in reversed(list(enumerate(cs.affinities)))}
         try:
             self.core = _core.make_tables({
                 "names": list(cs.names), "copies": list(cs.copies), "value": list(cs.value),
-                "affinity": [-1 if a is None else AFFINITIES.index(a) for a in cs.affinity],
+                "affinity": [aff.get(a, -1) for a in cs.affinity],
                 "n_treasures": cs.n_treasures, "n_events": cs.n_events, "n_hijinks": cs.n_hijinks,
                 "starting_treasure": cs.starting_treasure,
-                "dragons": [{"name": d.name, "affinity": AFFINITIES.index(d.affinity),
+                "dragons": [{"name": d.name, "affinity": aff[d.affinity],
                              "ready_type": d.ready_type} for d in cs.dragons],
                 "abilities": [plain(a) for a in self.abilities + innates]})
         except (ValueError, TypeError, IndexError, KeyError, AttributeError) as e:
@@ -148,9 +161,8 @@ class Game:
                  cards: CardSet | None = None, log: bool = False):
         self.cards = cards or default_cards()
         self._layout()
-        if isinstance(num_players, bool) or not isinstance(num_players, int) \
-                or not 2 <= num_players <= ActionLayout.MAX_PLAYERS:
-            raise ConfigError(f"num_players must be 2, 3 or 4, not {num_players!r}")
+        if not is_player_count(num_players):
+            raise ConfigError(f"num_players must be {PLAYER_COUNTS}, not {num_players!r}")
         if seed is None:
             seed = secrets.randbits(63)
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -284,6 +296,12 @@ class Game:
     def card_of(self, action: int) -> int:
         return action - self.PLAY + self.cards.first_hijinks
 
+    def discard_action(self, kind: int) -> int:
+        return self.DISCARD + kind - self.cards.first_hijinks
+
+    def discard_of(self, action: int) -> int:
+        return action - self.DISCARD + self.cards.first_hijinks
+
     # -- the rules' answers ----------------------------------------------------------------------
 
     def ability(self, ref):
@@ -304,6 +322,73 @@ class Game:
         decision's ``context["trigger"]``), END not included."""
         return self._core.crash_choices(p, trig)
 
+    def trigger(self, idx: int) -> dict:
+        """The trigger of the crash window that opens on the frame ``stack[idx]``: a Havok card
+        just flipped or a card or ability whose targets are chosen (snapshot.py rebuilds one to
+        check it)."""
+        return self._core.trigger(idx)
+
+    # -- the targeting rules ------------------------------------------------------------------
+    # The core's, in one place: its effects ask with them, and bots judge cards with them
+    # through havok_env.view.SeatView (they read only public information: seats, scores, hoards,
+    # the trash heap). ``op`` is one primitive of an effect list, as ``Ability.ops`` gives it.
+
+    def victims(self, you: int, actor: int, sel: str) -> list[int]:
+        """Seats a primitive may target, for victim selector ``sel`` (see cards.OP_PARAMS)."""
+        return self._core.victims(you, actor, sel)
+
+    def thief(self, you: int, op: dict) -> int:
+        """Who takes in a steal: ``you``, or with ``thief = "right"`` the seat to your right."""
+        return self._core.thief(you, op)
+
+    def eligible(self, owner: int, max_value: int, exclude=()) -> list[int]:
+        """Distinct treasure kinds in ``owner``'s hoard worth at most ``max_value`` there,
+        ascending, ignoring one copy for each kind in ``exclude``."""
+        return self._core.eligible(owner, min(max_value, ANY), list(exclude))
+
+    def trade_gives(self, you: int, op: dict) -> list[int]:
+        """The kinds ``you`` may give in a trade (all of its hoard, or its lowest with
+        ``give = "lowest"``), before ``max_gain`` narrows them to a chosen take."""
+        return self._core.trade_gives(you, op)
+
+    @staticmethod
+    def trade_min_give(op: dict, take_value: int) -> int:
+        """The least a give must be worth to you for a take worth ``take_value`` to the victim:
+        ``max_gain`` caps how much more the take may be worth."""
+        return _core.Game.trade_min_give(op, take_value)
+
+    def trade_takes(self, you: int, victim: int, op: dict) -> list[int]:
+        """The kinds ``you`` may take from ``victim`` in a trade: some give must be worth enough."""
+        return self._core.trade_takes(you, victim, op)
+
+    def trade_gives_for(self, you: int, victim: int, take: int, op: dict) -> list[int]:
+        """The kinds ``you`` may give for ``take`` from ``victim``."""
+        return self._core.trade_gives_for(you, victim, take, op)
+
+    def candidates(self, you: int, op: dict) -> list[int]:
+        """Victim seats that have something this steal/break/trade could take."""
+        return self._core.candidates(you, op)
+
+    def salvage_options(self, op: dict) -> list[int]:
+        """The kinds a salvage may take from the trash heap: the best printed value with
+        ``pick = "best"``, else any worth at most ``max_value``."""
+        return self._core.salvage_options(op)
+
+    def redirect_seats(self, flipper: int, op: dict) -> list[int]:
+        """Where a redirected event may go: the flipper's left, or with ``to = "choice"`` any
+        other seat."""
+        return self._core.redirect_seats(flipper, op)
+
+    def tribute_seats(self, you: int) -> tuple[int, int] | None:
+        """(giver, taker) of a tribute: the richest and the poorest dragon, ties to the nearest
+        clockwise from ``you``; None when all hoards are worth the same."""
+        return self._core.tribute_seats(you)
+
+    def pass_seats(self, you: int, op: dict) -> list[int]:
+        """The seats that pass a treasure to their left in a pass_left, in turn order from
+        ``you`` (without ``you`` with ``skip_you``): those with a treasure to pass."""
+        return self._core.pass_seats(you, op)
+
     # -- the decision machine --------------------------------------------------------------------
 
     def apply(self, action) -> None:
@@ -312,13 +397,7 @@ class Game:
         if action.__class__ is not int:
             if core.is_over:
                 raise IllegalActionError(f"action {action!r}: the game is over, no decision is pending")
-            try:  # integral numbers (numpy ints, 3.0) are accepted; booleans are not
-                if isinstance(action, bool) or getattr(action, "dtype", None) == bool \
-                        or int(action) != action:
-                    raise ValueError
-                action = int(action)
-            except (TypeError, ValueError, OverflowError):
-                raise IllegalActionError(f"action {action!r} is not an integer") from None
+            action = as_action(action)
         try:
             applied = 0 <= action < self.layout.size and core.apply(action)
         except _core.CoreError as e:  # only a position restored from a corrupt snapshot
@@ -393,56 +472,12 @@ class Game:
 
     @classmethod
     def from_snapshot(cls, d: dict, cards: CardSet | None = None) -> "Game":
-        """Restore a game saved by :meth:`snapshot` (also accepts a hand-edited one)."""
-        g = object.__new__(cls)
-        g.cards = cards or default_cards()
-        g._layout()
-        try:
-            if not isinstance(d, dict) or d.get("version") != 1:
-                raise SnapshotError("not a Havok & Hijinks snapshot (missing 'version': 1)")
-            kind = g.cards.kind
-            ks = lambda names: [kind(x) for x in names]  # noqa: E731
-            n = d["num_players"]
-            players = d["players"]
-            if not isinstance(n, int) or not 2 <= n <= ActionLayout.MAX_PLAYERS or len(players) != n:
-                raise SnapshotError(f"bad player count {n!r} for {len(players)} players")
-            canceled = [[int(o), kind(x)] for o, x in d["in_play"]["canceled"]]
-            plain = {
-                "num_players": n,
-                "dragons": [g.cards.dragon_index(pl["dragon"]) for pl in players],
-                "rng": int(d["rng"]),
-                "havok": ks(d["havok_deck"]), "hijinks": ks(d["hijinks_deck"]),
-                "discard": ks(d["discard"]), "past_events": ks(d["past_events"]),
-                "trash": ks(d["trash"]),
-                "canceled": canceled,
-                "in_play": ks(d["in_play"]["resolving"]) + [k for _, k in canceled],
-                "hands": [ks(pl["hand"]) for pl in players],
-                "hoards": [ks(pl["hoard"]) for pl in players],
-                "known": [ks(pl.get("known_top", [])) for pl in players],
-                "ready": [bool(pl["ready"]) for pl in players],
-                "cards_used": [int(pl.get("cards_used", 0)) for pl in players],
-                "card_limit": [int(pl.get("card_limit", 1)) for pl in players],
-                "innate_used": [bool(pl.get("innate_used", False)) for pl in players],
-                "restricted": [bool(pl.get("restricted", False)) for pl in players],
-                "current": int(d["current_player"]), "turn": int(d["turn"]),
-                "stack": d["stack"],
-                "result": d["result"],
-                "log": d.get("log"),
-            }
-            g.seed, g.options = d.get("seed"), d.get("options")
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise SnapshotError(f"corrupt snapshot: {type(e).__name__}: {e}") from None
-        try:  # the core checks every value it will index with, then the cards, then advances
-            g._set_core(_core.Game.load(g._tables, plain))
-        except _core.CoreError as e:
-            msg = str(e)
-            raise SnapshotError(msg if msg.startswith("cards out of place") else
-                                f"corrupt snapshot: {msg}") from None
-        except (TypeError, ValueError, IndexError, OverflowError) as e:
-            raise SnapshotError(f"corrupt snapshot: {type(e).__name__}: {e}") from None
-        return g
+        """Restore a game saved by :meth:`snapshot`, or a hand-edited one (give ``pending`` null
+        to have the decision derived). Every field is validated first (:mod:`havok_env.snapshot`);
+        any problem raises :class:`SnapshotError` naming the field."""
+        from .snapshot import restore
+
+        return restore(d, cards or default_cards())
 
     def check_cards(self):
         """Raise SnapshotError unless every card of the set is in exactly one place."""
@@ -471,44 +506,38 @@ class Game:
         cs = self.cards
         if not isinstance(action, int) or not 0 <= action < self.layout.size:
             return f"no such action {action!r}"
-        purpose = p["purpose"] if p else "main"
+        words = DECISIONS.get(p["purpose"] if p else "main", _UNKNOWN)
         ctx = p["context"] if p else {}
         me = p["player"] if p else self._core.current
         if action == self.END:
-            return {"main": "end the turn", "crash": "decline to crash", "bottom": "keep the order",
-                    "flip_or_not": "do not flip"}.get(purpose, "stop")
+            return words.end
         if action < self.INNATE_PLAY:
-            name = cs.names[self.card_of(action)]
-            return {"crash": f"crash with {name}", "recall_pick": f"take {name} from the discard pile"
-                    }.get(purpose, f"play {name}")
+            return words.card.format(cs.names[self.card_of(action)])
         d = self.dragon(me)
         if action == self.INNATE_PLAY:
             return f"use {d.play.name} ({d.name}'s innate play)"
         if action == self.INNATE_CRASH:
             return f"crash with {d.crash.name} ({d.name}'s innate crash)"
         if action < self.SEAT:
-            return f"discard {cs.names[action - self.DISCARD + cs.first_hijinks]} and draw"
+            return f"discard {cs.names[self.discard_of(action)]} and draw"
         if action < self.TREASURE:
             seat = self.seat_from_action(me, action)
             return f"target {self.seat_name(seat)}" + (" (yourself)" if seat == me else "")
         if action < self.OPTION:
             name = cs.names[self.treasure_of(action)]
             owner = ctx.get("target")
-            where = {"trade_give": "give your", "pass_pick": "pass your", "tribute_pick": "give your",
-                     "raid_pick": "break your", "swap_pick": "offer your",
-                     "salvage_pick": "take from the trash heap:"}.get(purpose)
-            if where:
-                return f"{where} {name}"
+            if words.treasure:
+                return words.treasure.format(name)
             return f"target {self.seat_name(owner)}'s {name}" if owner is not None else f"target {name}"
         i = action - self.OPTION
         shown = ctx.get("shown", [])
-        if purpose == "bottom" and i < len(shown):
-            return f"put {cs.names[shown[i]]} (card {i + 1} from the top) on the bottom"
-        if purpose == "resolve_which" and i < len(shown):
-            return f"resolve {cs.names[shown[i]]}"
-        if purpose == "flip_or_not":
-            return "flip the top Havok card"
+        if words.option and (i < len(shown) or "{card}" not in words.option):
+            return words.option.format(n=i + 1, card=cs.names[shown[i]] if i < len(shown) else None)
         return f"option {i + 1}"
+
+
+# the labels of a purpose outside the table (a hand-made pending decision)
+_UNKNOWN = Purpose("", "", "Choose:")
 
 
 def _restore(snapshot: dict, cards: CardSet) -> Game:

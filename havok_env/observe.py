@@ -12,9 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from .engine import DECISION_KINDS, PURPOSES, ActionLayout, Game, tables
+from .constants import MIN_PLAYERS
+from .decisions import DECISION_KINDS, PURPOSES
+from .engine import HAND_SIZE, N_OPTIONS, WIN_SCORE, ActionLayout, Game, tables
 
 MAX_SEATS = ActionLayout.MAX_PLAYERS
+_WIN, _HAND = float(WIN_SCORE), float(HAND_SIZE)  # scales: a hoard's worth, a hand's size
 TRIGGERS = ("event", "treasure", "use")
 
 
@@ -40,12 +43,12 @@ class Observer:
             ("seats", MAX_SEATS * self.seat_size),
             ("discard", nh), ("trash", nt), ("past_events", ne), ("canceled", nh),
             ("havok_remaining", self.n_havok), ("havok_size", 1), ("hijinks_size", 1),
-            ("known_top", 3 * self.n_havok),
+            ("known_top", N_OPTIONS * self.n_havok),
             ("turn", 1),
             ("decision_kind", len(DECISION_KINDS)), ("purpose", len(PURPOSES)),
             ("ability", n_abilities), ("actor", MAX_SEATS), ("target", MAX_SEATS),
             ("trigger", len(TRIGGERS)), ("trigger_card", self.n_havok), ("picks", nt),
-            ("shown", ActionLayout.N_OPTIONS * self.n_havok),
+            ("shown", N_OPTIONS * self.n_havok),
         ]
         self.offset = {}
         off = 0
@@ -69,6 +72,63 @@ class Observer:
     def describe(self) -> list[tuple[str, int, int]]:
         """(section, offset, length) for the documentation."""
         return [(name, self.offset[name], n) for name, n in self.sections]
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high): the least and greatest value of every observation entry, from the card
+        data, for every player count; the env's ``observation_space`` declares them.
+
+        Each bound follows from the card data and the rules, and holds in every position play
+        reaches (``tests/test_observe.py`` plays random games against them):
+
+        * flags and one-hots: 0 to 1 (seat slots 0 and 1 are always present, but a low equal to
+          the high reads as a mistake to gymnasium's env checker);
+        * counts per card kind (hand, hoards, piles): the copies of that kind; picks: no more than
+          one use targets (Heist: 2). The Havok deck holds at most copies - 2 of the starting
+          treasure: each of at least 2 players starts with one, and no card ever returns to that
+          deck from outside it;
+        * Havok deck size: its cards less the 2 starting treasures, less the first turn's flip,
+          which comes before any decision; turn: from 1 (the first turn begins before any
+          decision) to the deck as dealt, as every turn flips a card;
+        * hand size, Hijinks deck size: every Hijinks card (there is no maximum hand size);
+          hoard value: every treasure in one hoard, at the best dragon's values;
+        * cards still allowed this turn: 1, as Sunny Side Up's extra play replaces its own;
+          cards used this turn is unbounded (infinite): once its discard is reshuffled into an
+          empty Hijinks deck, a Sunny Side Up can be drawn and played again in the same turn.
+        """
+        cs, off, so = self.cards, self.offset, self.seat_offset
+        nt, ne, nh, fh = cs.n_treasures, cs.n_events, cs.n_hijinks, cs.first_hijinks
+        copies = np.array(cs.copies, np.float32)
+        treasures, events, hijinks = copies[:nt], copies[nt:fh], copies[fh:]
+        in_havok = copies[:fh].copy()  # the most of each kind the Havok deck can hold
+        in_havok[cs.starting_treasure] -= MIN_PLAYERS
+        dealt = in_havok.sum()  # the Havok deck as dealt to the fewest players
+        worth = max(sum(row[k] * cs.copies[k] for k in range(nt)) for row in tables(cs).values)
+        low = np.zeros(self.size, np.float32)
+        high = np.ones(self.size, np.float32)  # flags and one-hots
+
+        def put(offset, values):
+            high[offset:offset + np.size(values)] = values
+
+        put(off["hand"], hijinks)
+        for r in range(MAX_SEATS):
+            b = off["seats"] + r * self.seat_size
+            put(b + so["cards_used"], np.inf)
+            put(b + so["hand_size"], hijinks.sum() / _HAND)
+            put(b + so["score"], worth / _WIN)
+            put(b + so["hoard"], treasures)
+        put(off["discard"], hijinks)
+        put(off["trash"], treasures)
+        put(off["past_events"], events)
+        put(off["canceled"], hijinks)
+        put(off["havok_remaining"], in_havok)
+        put(off["havok_size"], (dealt - 1) / 40.0)
+        put(off["hijinks_size"], hijinks.sum() / 40.0)
+        put(off["turn"], dealt / 40.0)
+        low[off["turn"]] = 1 / 40.0
+        abilities = [*cs.hijinks, *cs.events, *(a for d in cs.dragons for a in (d.play, d.crash))]
+        most_picks = max(op.get("count", 1) for a in abilities for op in a.effect + a.bonus_effect)
+        put(off["picks"], np.minimum(treasures, most_picks))
+        return low, high
 
     def ability_index(self, ref) -> int:
         """Index in the 'ability' section: Hijinks kinds, then events, then innate abilities."""

@@ -1,8 +1,13 @@
-"""Text rendering of a game as one seat sees it (for render_mode="ansi"/"human" and human play)."""
+"""Text rendering of a game as one seat sees it (for render_mode="ansi"/"human" and human play).
+
+The renderer reads the game only through a :class:`havok_env.view.SeatView`, so what it shows is
+what that seat may know."""
 
 from __future__ import annotations
 
 from collections import Counter
+
+from .constants import WIN_SCORE
 
 
 def _counted(names: list[str]) -> str:
@@ -12,54 +17,63 @@ def _counted(names: list[str]) -> str:
     return ", ".join(f"{n} x{k}" if k > 1 else n for n, k in sorted(c.items()))
 
 
-def describe_table(game, seat: int | None = None, last_log: int = 8) -> str:
-    """The public table, ``seat``'s hand (default: the seat that must decide) and the decision."""
-    s, cs = game.s, game.cards
-    if seat is None:
-        seat = game.to_act if game.to_act is not None else s.current
-    lines = [f"Turn {s.turn} - {game.seat_name(s.current)} to play - Havok deck {len(s.havok)}, "
-             f"Hijinks deck {len(s.hijinks)}"]
-    for p in range(s.num_players):
-        d = game.dragon(p)
-        hoard = ", ".join(f"{cs.names[k]} ({game.value(p, k)})" for k in sorted(s.hoards[p])) or "-"
-        state = "ready" if s.ready[p] else "tired"
+def table_blocks(view, last_log: int = 8) -> list[tuple[str, list[str]]]:
+    """:func:`describe_table`'s lines in named blocks (``"header"``, ``"seat 0"``, ...,
+    ``"discard"``, ``"trash"``, ``"past"``, ``"canceled"``, ``"known"``, ``"hand"``, ``"log"``,
+    ``"end"``), so that a front end can show just the blocks that changed."""
+    cs, seat, name = view.cards, view.seat, view.seat_name
+    current = view.current_player
+    blocks = [("header", [f"Turn {view.turn} - {name(current)} to play - Havok deck "
+                          f"{view.havok_size}, Hijinks deck {view.hijinks_size}"])]
+    for p in range(view.num_players):
+        d = view.dragon(p)
+        hoard = ", ".join(f"{cs.names[k]} ({view.value(p, k)})" for k in sorted(view.hoard(p))) or "-"
+        state = "ready" if view.ready(p) else "tired"
         used = []
-        if s.cards_used[p]:
-            used.append(f"{s.cards_used[p]} card(s) used")
-        if s.innate_used[p]:
+        if view.cards_used(p):
+            used.append(f"{view.cards_used(p)} card(s) used")
+        if view.innate_used(p):
             used.append("innate used")
-        if s.restricted[p]:
+        if view.restricted(p):
             used.append("lost in the woods")
-        mark = ">" if p == s.current else " "
-        lines.append(f"{mark} {game.seat_name(p)}: {d.name} ({d.affinity}, {state}) "
-                     f"hoard {game.score(p)}/15: {hoard}; {len(s.hands[p])} card(s) in hand"
-                     + (f" [{'; '.join(used)}]" if used else ""))
-    lines.append(f"Discard pile: {_counted([cs.names[k] for k in s.discard])}")
-    lines.append(f"Trash heap: {_counted([cs.names[k] for k in s.trash])}")
-    lines.append(f"Past events: {_counted([cs.names[k] for k in s.past_events])}")
-    if s.canceled:
-        lines.append("Canceled (back at end of turn): "
-                     + ", ".join(f"{game.seat_name(o)}'s {cs.names[k]}" for o, k in s.canceled))
-    if s.known[seat]:
-        lines.append("You know the top of the Havok deck: "
-                     + ", ".join(cs.names[k] for k in s.known[seat]))
-    lines.append(f"{game.seat_name(seat)}'s hand:")
-    for k in sorted(s.hands[seat]):
+        mark = ">" if p == current else " "
+        blocks.append((f"seat {p}", [f"{mark} {name(p)}: {d.name} ({d.affinity}, {state}) "
+                                     f"hoard {view.score(p)}/{WIN_SCORE}: {hoard}; {view.hand_size(p)} card(s) in hand"
+                                     + (f" [{'; '.join(used)}]" if used else "")]))
+    blocks.append(("discard", [f"Discard pile: {_counted([cs.names[k] for k in view.discard])}"]))
+    blocks.append(("trash", [f"Trash heap: {_counted([cs.names[k] for k in view.trash])}"]))
+    blocks.append(("past", [f"Past events: {_counted([cs.names[k] for k in view.past_events])}"]))
+    if view.canceled:
+        blocks.append(("canceled", ["Canceled (back at end of turn): " + ", ".join(
+            f"{name(o)}'s {cs.names[k]}" for o, k in view.canceled)]))
+    if view.known_top:
+        blocks.append(("known", ["You know the top of the Havok deck: "
+                                 + ", ".join(cs.names[k] for k in view.known_top)]))
+    hand = [f"{name(seat)}'s hand:"]
+    for k in sorted(view.hand):
         card = cs.card(k)
-        lines.append(f"  - {card.name} [{card.affinity} {card.kind}, {card.type}]: {cs.texts[k]}")
-    if not s.hands[seat]:
-        lines.append("  (empty)")
-    if s.log and last_log > 0:
-        lines.append("Recently:")
-        lines.extend(f"  {m}" for m in (s.log[-last_log:] if last_log > 0 else []))
-    if s.result is not None:
-        r = s.result
-        lines.append(f"Game over ({r['reason']}): winner(s) "
-                     + ", ".join(game.seat_name(p) for p in r["winners"]) + f"; scores {r['scores']}")
-    elif s.pending is not None and s.pending["player"] == seat:
-        lines.append(f"{game.seat_name(seat)} decides ({s.pending['purpose']}):")
-        for a in s.pending["choices"]:
-            lines.append(f"  [{a}] {game.action_label(a)}")
-    elif s.pending is not None:
-        lines.append(f"Waiting for {game.seat_name(s.pending['player'])}.")
-    return "\n".join(lines)
+        hand.append(f"  - {card.name} [{card.affinity} {card.kind}, {card.type}]: {cs.texts[k]}")
+    if not view.hand:
+        hand.append("  (empty)")
+    blocks.append(("hand", hand))
+    log = view.log
+    if log and last_log > 0:
+        blocks.append(("log", ["Recently:"] + [f"  {m}" for m in log[-last_log:]]))
+    pending = view.pending
+    if view.result is not None:
+        r = view.result
+        blocks.append(("end", [f"Game over ({r['reason']}): winner(s) "
+                               + ", ".join(name(p) for p in r["winners"])
+                               + f"; scores {r['scores']}"]))
+    elif pending is not None:
+        blocks.append(("end", [f"{name(seat)} decides ({pending['purpose']}):"]
+                       + [f"  [{a}] {view.action_label(a)}" for a in pending["choices"]]))
+    elif view.to_act is not None:
+        blocks.append(("end", [f"Waiting for {name(view.to_act)}."]))
+    return blocks
+
+
+def describe_table(view, last_log: int = 8) -> str:
+    """The table as ``view``'s seat sees it (a :class:`havok_env.view.SeatView`): the public table,
+    the seat's hand and knowledge, and its decision if it has one."""
+    return "\n".join(line for _, lines in table_blocks(view, last_log) for line in lines)

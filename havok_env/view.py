@@ -67,6 +67,21 @@ class SeatView:
     def innate_used(self, seat: int) -> bool:
         return self._s.innate_used[seat]
 
+    def cards_used(self, seat: int) -> int:
+        """How many Hijinks cards ``seat`` has used this turn."""
+        return self._s.cards_used[seat]
+
+    def restricted(self, seat: int) -> bool:
+        """Whether ``seat`` is Lost in the Woods this turn (no cards, no innate play)."""
+        return self._s.restricted[seat]
+
+    def seat_name(self, seat: int) -> str:
+        return self._game.seat_name(seat)
+
+    def ability(self, ref):
+        """A card kind (event or Hijinks) or ["innate", dragon, "play"|"crash"] -> its Ability."""
+        return self._game.ability(ref)
+
     def cards_left(self, seat: int) -> int:
         """How many more Hijinks cards ``seat`` may use this turn."""
         s = self._s
@@ -103,6 +118,11 @@ class SeatView:
     @property
     def past_events(self) -> list[int]:
         return list(self._s.past_events)
+
+    @property
+    def log(self) -> list[str]:
+        """The game's log of public events so far (empty when the game keeps none)."""
+        return list(self._s.log or ())
 
     @property
     def canceled(self) -> list[tuple[int, int]]:
@@ -162,6 +182,103 @@ class SeatView:
     def action_label(self, action: int) -> str:
         return self._game.action_label(action)
 
+    # -- what an action means (the engine's encoding: engine.ActionLayout) ----------------------
+
+    def is_card(self, action: int) -> bool:
+        """Does ``action`` play, crash with or take a Hijinks card (see :meth:`card_of`)?"""
+        lay = self.layout
+        return lay.PLAY <= action < lay.INNATE_PLAY
+
+    def card_action(self, kind: int) -> int:
+        return self._game.card_action(kind)
+
+    def card_of(self, action: int) -> int:
+        """The Hijinks card kind that ``action`` plays, crashes with or takes."""
+        return self._game.card_of(action)
+
+    def is_discard(self, action: int) -> bool:
+        """Does ``action`` discard a Hijinks card and draw (see :meth:`discard_of`)?"""
+        lay = self.layout
+        return lay.DISCARD <= action < lay.SEAT
+
+    def discard_action(self, kind: int) -> int:
+        return self._game.discard_action(kind)
+
+    def discard_of(self, action: int) -> int:
+        return self._game.discard_of(action)
+
+    def seat_action(self, seat: int) -> int:
+        """The action by which this seat targets ``seat`` (actions name seats relative to it)."""
+        return self._game.seat_action(self.seat, seat)
+
+    def seat_of(self, action: int) -> int:
+        """The seat that this seat's ``action`` targets."""
+        return self._game.seat_from_action(self.seat, action)
+
+    def is_treasure(self, action: int) -> bool:
+        """Does ``action`` target a treasure kind (see :meth:`treasure_of`)?"""
+        lay = self.layout
+        return lay.TREASURE <= action < lay.OPTION
+
+    def treasure_action(self, kind: int) -> int:
+        return self._game.treasure_action(kind)
+
+    def treasure_of(self, action: int) -> int:
+        return self._game.treasure_of(action)
+
+    def is_option(self, action: int) -> bool:
+        """Does ``action`` pick an option (see :meth:`option_of`)?"""
+        lay = self.layout
+        return lay.OPTION <= action < lay.size
+
+    def option_action(self, i: int) -> int:
+        return self.layout.OPTION + i
+
+    def option_of(self, action: int) -> int:
+        """Which option (0 = the first, e.g. the top card shown) ``action`` picks."""
+        return action - self.layout.OPTION
+
+    # -- the targeting rules (the core's, through Game), on public information --------------------------
+    # The effects ask with these functions; a bot that judges a card with them judges the same
+    # targets the engine will offer. They read only seats, scores, hoards and the trash heap.
+
+    def victims(self, you: int, actor: int, selector: str) -> list[int]:
+        """Seats a steal, break or trade by ``actor`` for ``you`` may target with ``selector``."""
+        return self._game.victims(you, actor, selector)
+
+    def thief(self, you: int, op: dict) -> int:
+        return self._game.thief(you, op)
+
+    def eligible(self, owner: int, max_value: int, exclude: list[int] = ()) -> list[int]:
+        """Distinct kinds in ``owner``'s hoard worth at most ``max_value`` to it, ascending (one
+        copy of each kind in ``exclude`` set aside)."""
+        return self._game.eligible(owner, max_value, exclude)
+
+    def trade_gives(self, you: int, op: dict) -> list[int]:
+        return self._game.trade_gives(you, op)
+
+    def trade_takes(self, you: int, victim: int, op: dict) -> list[int]:
+        return self._game.trade_takes(you, victim, op)
+
+    def trade_gives_for(self, you: int, victim: int, take: int, op: dict) -> list[int]:
+        return self._game.trade_gives_for(you, victim, take, op)
+
+    # (op, a take's value to the victim) -> the least a give must be worth to you
+    def trade_min_give(self, op: dict, take_value: int) -> int:
+        return self._game.trade_min_give(op, take_value)
+
+    def salvage_options(self, op: dict) -> list[int]:
+        return self._game.salvage_options(op)
+
+    def redirect_seats(self, flipper: int, op: dict) -> list[int]:
+        return self._game.redirect_seats(flipper, op)
+
+    def tribute_seats(self, you: int) -> tuple[int, int] | None:
+        return self._game.tribute_seats(you)
+
+    def pass_seats(self, you: int, op: dict) -> list[int]:
+        return self._game.pass_seats(you, op)
+
     # -- search support -----------------------------------------------------------------------
 
     def determinize(self, rng: random.Random):
@@ -211,4 +328,59 @@ class SeatView:
                     if c[0] != me:
                         c[1] = rng.choice(sorted(set(hoards[c[0]])))
         s.stack = stack
+        return g
+
+
+class PeekingView(SeatView):
+    """A seat's view that sees MORE than the seat may: not fair play, only for measuring how much
+    hidden information is worth (benchmarks/luck_cap.py). No bot may use one to play.
+
+    It is made from the game itself, ``PeekingView(game, seat, peek)``, or from a fair view with
+    :meth:`behind`. Everything reads as in :class:`SeatView` except :meth:`determinize`, whose
+    worlds keep true what ``peek`` names: ``"hands"`` the others' hands and the hidden crash
+    declarations (only the decks' order and the game's generator are resampled); ``"crash"`` the
+    crash cards in the others' hands and the hidden declarations (the rest of each hand is dealt
+    from the unseen cards that are not crash cards); ``"all"`` the whole game.
+    """
+
+    PEEKS = ("hands", "crash", "all")
+
+    def __init__(self, game, seat: int, peek: str):
+        if peek not in self.PEEKS:
+            raise ValueError(f"peek must be one of {', '.join(self.PEEKS)}, not {peek!r}")
+        super().__init__(game, seat)
+        self.peek = peek
+
+    @classmethod
+    def behind(cls, view: SeatView, peek: str) -> "PeekingView":
+        """A peeking view of the game behind the fair ``view``, for the same seat."""
+        return cls(view._game, view.seat, peek)
+
+    def determinize(self, rng: random.Random):
+        truth = self._game.clone()
+        if self.peek == "all":
+            return truth
+        g = super().determinize(rng)  # a fair sample, then what is peeked at put back
+        s, t = g.s, truth.s
+        cards = truth.cards
+        kept = ((lambda k: True) if self.peek == "hands"
+                else (lambda k: cards.card(k).kind == "crash"))
+        others = [q for q in range(self.num_players) if q != self.seat]
+        unseen = Counter(t.hijinks)
+        for q in others:
+            unseen.update(t.hands[q])
+            s.hands[q] = [k for k in t.hands[q] if kept(k)]
+            unseen.subtract(s.hands[q])
+        # The rest of each hand comes from the unseen cards the peek would have shown if held.
+        fillers = sorted(k for k in unseen.elements() if not kept(k))
+        rng.shuffle(fillers)
+        for q in others:
+            fill = fillers[: len(t.hands[q]) - len(s.hands[q])]
+            fillers = fillers[len(fill):]
+            s.hands[q] += fill
+            unseen.subtract(fill)
+        deck = sorted(unseen.elements())
+        rng.shuffle(deck)
+        s.hijinks = deck
+        s.stack = t.stack
         return g

@@ -11,7 +11,7 @@ opponents' dragons are random and distinct unless given.
 * action: ``Discrete(76)``, the shared action space.
 * reward: 0 until the game ends, then the *learner's* own terminal reward (+1 sole winner, 0 tied
   leader, -1 otherwise). Optional ``shaping=c`` adds ``c`` times the change of the learner's lead
-  (its hoard's worth minus the best opponent's, / 15) at every step, a dense training signal;
+  (its hoard's worth minus the best opponent's, / 15, the winning score) at every step, a dense training signal;
   ``info["reward"]`` is always the game's own reward. An illegal action ends the episode with ``illegal_reward`` (default -1),
   like PettingZoo's ``TerminateIllegalWrapper``, unless ``illegal="raise"``.
 * info at the end: ``result`` (the engine's result), ``reward``, ``won``, ``is_success``,
@@ -35,12 +35,14 @@ import numpy as np
 from gymnasium import spaces
 
 from .cards import default_cards
+from .constants import PLAYER_COUNTS, WIN_SCORE, is_player_count
 from .engine import ActionLayout, ConfigError, Game
 from .observe import Observer
 from .version import ENV_VERSION  # noqa: F401  (the environment's version, for the view's users)
 from .view import SeatView
 
 _SEED_MASK = (1 << 63) - 1
+_WIN = float(WIN_SCORE)  # the lead is scaled like the observation's scores
 
 
 class RandomOpponent:
@@ -97,9 +99,8 @@ class SingleAgentEnv(gym.Env):
                  shaping: float = 0.0, cards=None):
         super().__init__()
         self.cards = cards or default_cards()
-        if isinstance(num_players, bool) or not isinstance(num_players, int) \
-                or not 2 <= num_players <= ActionLayout.MAX_PLAYERS:
-            raise ConfigError(f"num_players must be 2, 3 or 4, not {num_players!r}")
+        if not is_player_count(num_players):
+            raise ConfigError(f"num_players must be {PLAYER_COUNTS}, not {num_players!r}")
         try:
             self.dragon_index = self.cards.dragon_index(dragon)
         except ValueError as e:
@@ -124,7 +125,7 @@ class SingleAgentEnv(gym.Env):
         self.shaping = float(shaping)
         self.observer = Observer(self.cards)
         self.layout = ActionLayout(self.cards)
-        self.observation_space = spaces.Box(0.0, 40.0, (self.observer.size,), np.float32)
+        self.observation_space = spaces.Box(*self.observer.bounds(), dtype=np.float32)
         self.action_space = spaces.Discrete(self.layout.size)
         self.set_opponents(opponents)
         self.game: Game | None = None
@@ -236,11 +237,11 @@ class SingleAgentEnv(gym.Env):
             game.apply(int(self._agent_of[q].act(obs, mask, self._views[q])))
 
     def _lead(self) -> float:
-        """The learner's score minus the best opponent's, / 15 (the shaping potential)."""
+        """The learner's score minus the best opponent's, / WIN_SCORE (the shaping potential)."""
         if not self.shaping:
             return 0.0
         scores = self.game.scores()
-        return (scores[self.seat] - max(scores[q] for q in self._opp_seats)) / 15.0
+        return (scores[self.seat] - max(scores[q] for q in self._opp_seats)) / _WIN
 
     def _observe(self) -> np.ndarray:
         obs, mask = self.observer.observe(self.game, self.seat)

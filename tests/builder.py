@@ -206,6 +206,7 @@ class Pos:
         d["in_play"] = {"resolving": [], "canceled": []}
         for p, pl in enumerate(d["players"]):
             pl["hand"], pl["hoard"] = hands[p], hoards[p]
+            del pl["score"]  # the new hoard's worth: from_snapshot derives it
             pl["ready"] = self._ready.get(p, True)
             pl["known_top"] = []
             pl["cards_used"] = self._cards_used.get(p, 0)

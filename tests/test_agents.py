@@ -119,26 +119,30 @@ def positions(n, games, per_game, seed0=0):
 
 def perturb(game, seat, rng):
     """A copy of ``game`` with everything ``seat`` cannot see changed: the other hands and the
-    Hijinks deck reshuffled together, the unseen part of the Havok deck reshuffled, a new seed."""
-    snap = game.snapshot()
-    players = snap["players"]
-    others = [q for q in range(len(players)) if q != seat]
-    pool = list(snap["hijinks_deck"])
+    Hijinks deck reshuffled together, the unseen part of the Havok deck reshuffled, a new seed.
+
+    The copy is edited in place, not through a snapshot: inside a crash window the seats that may
+    crash follow from the hands, so the reshuffled position is not one from_snapshot accepts,
+    though the deciding seat cannot tell it from the real one."""
+    h = game.clone()
+    s = h.s
+    others = [q for q in range(h.num_players) if q != seat]
+    pool = list(s.hijinks)
     for q in others:
-        pool += players[q]["hand"]
+        pool += s.hands[q]
     rng.shuffle(pool)
     for q in others:
-        size = len(players[q]["hand"])
-        players[q]["hand"], pool = pool[:size], pool[size:]
-    snap["hijinks_deck"] = pool
-    k = len(players[seat]["known_top"])
-    rest = snap["havok_deck"][k:]
+        size = len(s.hands[q])
+        s.hands[q], pool = pool[:size], pool[size:]
+    s.hijinks = pool
+    k = len(s.known[seat])
+    rest = s.havok[k:]
     rng.shuffle(rest)
-    snap["havok_deck"] = snap["havok_deck"][:k] + rest
+    s.havok = s.havok[:k] + rest
     for q in others:
-        players[q]["known_top"] = snap["havok_deck"][: len(players[q]["known_top"])]
-    snap["rng"] = rng.getrandbits(64)
-    return Game.from_snapshot(snap)
+        s.known[q] = s.havok[: len(s.known[q])]
+    s.rng = rng.getrandbits(64)
+    return h
 
 
 def choice(agent, game, seat, seed):

@@ -51,6 +51,7 @@ def test_payloads_change_with_what_the_seat_can_see():
     d["hijinks_deck"].remove(swap)
     d["hijinks_deck"].append(hand[0])
     hand[0] = swap
+    d["pending"] = None  # the changed hand changes the choices: derive them
     changed = Game.from_snapshot(d)
     labels = _labels(2, seat)
     assert payload.seat_payload(SeatView(game, seat), labels) != \

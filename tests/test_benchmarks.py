@@ -1,5 +1,6 @@
 """The benchmark scripts run end to end (their figures come from full runs, not from tests)."""
 
+import re
 import runpy
 import sys
 from pathlib import Path
@@ -115,3 +116,12 @@ def test_luck_cap_peeking_probes_see_what_they_name(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert ("search peeking at crash:1:heuristic-picks (heuristic rollout opponents, 4-turn rollouts, "
             "z 1, prior 0.02) as fire vs heuristic") in out
+
+
+def test_fuzz_inputs_reports_each_outcome(monkeypatch, capsys):
+    run_script("fuzz_inputs.py", ["--count", "40", "--card-files", "4"], monkeypatch)
+    out = capsys.readouterr().out
+    assert "snapshots: 40 mutants" in out and "card files: 4 mutants" in out
+    for outcome in ("rejected", "accepted", "raw error", "invalid"):
+        assert outcome in out
+    assert re.search(r"raw error +0\n", out) and re.search(r"invalid +0\n", out)

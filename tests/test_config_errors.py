@@ -155,7 +155,7 @@ def test_snapshot_card_missing():
 def test_snapshot_bad_player_count_and_dragon():
     d = snap()
     d["num_players"] = 5
-    with pytest.raises(SnapshotError, match="player count"):
+    with pytest.raises(SnapshotError, match=r"^snapshot num_players: must be 2, 3 or 4, not 5$"):
         Game.from_snapshot(d)
     d = snap()
     d["players"][1]["dragon"] = "Sapphire"
@@ -172,6 +172,225 @@ def test_snapshot_bad_types():
     d["rng"] = "abc"
     with pytest.raises(SnapshotError):
         Game.from_snapshot(d)
+
+
+def position(pred, players=3):
+    """The first snapshot of seeded random games for which ``pred(snapshot)`` holds."""
+    import random
+
+    for seed in range(200):
+        g = Game(players, seed=seed)
+        rng = random.Random(seed)
+        while not g.is_over:
+            d = json.loads(json.dumps(g.snapshot()))
+            if pred(d):
+                return d
+            g.apply(rng.choice(g.legal_actions()))
+    raise AssertionError("no such position")
+
+
+def refused(d, message: str):
+    """from_snapshot refuses ``d`` with exactly this message."""
+    with pytest.raises(SnapshotError) as e:
+        Game.from_snapshot(d)
+    assert str(e.value) == message
+    return e.value
+
+
+def test_snapshot_errors_name_the_field_and_the_problem():
+    d = snap()
+    d["players"][1]["hand"][2] = "Gold Chalice"
+    refused(d, "snapshot players[1].hand[2]: 'Gold Chalice' is not a Hijinks card")
+    d = snap()
+    d["players"][0]["hand"][0] = ["Heist"]  # a list where a name belongs
+    refused(d, "snapshot players[0].hand[0]: must be a card name, not ['Heist']")
+    d = snap()
+    d["discard"] = {"Heist": 1}
+    refused(d, "snapshot discard: must be a list of card names, not {'Heist': 1}")
+
+
+def test_snapshot_duplicate_dragons_and_seats_out_of_range():
+    d = snap()
+    d["players"][2]["dragon"] = d["players"][0]["dragon"].lower()
+    name = d["players"][0]["dragon"]
+    refused(d, f"snapshot players[2].dragon: {name} is already player 0's dragon")
+    d = snap()
+    d["current_player"] = 3
+    refused(d, "snapshot current_player: 3 is out of range (0 to 2)")
+    d = snap()
+    d["pending"]["player"] = -1
+    refused(d, "snapshot pending.player: -1 is out of range (0 to 2)")
+    d = snap()
+    d["in_play"]["canceled"] = [[7, d["players"][0]["hand"].pop()]]
+    refused(d, "snapshot in_play.canceled[0][0]: 7 is out of range (0 to 2)")
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("cards_used", 2, "snapshot players[0].cards_used: 2 is out of range (0 to 1)"),
+    ("cards_used", -1, "snapshot players[0].cards_used: -1 is out of range (0 to 1)"),
+    ("card_limit", 0, "snapshot players[0].card_limit: 0 is out of range (1 to 81)"),
+    ("ready", 1, "snapshot players[0].ready: must be true or false, not 1"),
+    ("innate_used", "no", "snapshot players[0].innate_used: must be true or false, not 'no'"),
+    ("score", 9, "snapshot players[0].score: 9, but the hoard is worth 1"),
+    ("known_top", ["Heist"], "snapshot players[0].known_top[0]: 'Heist' is not a Havok card "
+                             "(treasure or event)"),
+    ("colour", "red", "snapshot players[0]: unknown field 'colour'"),
+])
+def test_snapshot_player_counters_out_of_range(field, value, message):
+    d = snap()
+    d["players"][0][field] = value
+    refused(d, message)
+
+
+def test_snapshot_game_counters_out_of_range():
+    for field, value, message in [
+            ("turn", -1, "snapshot turn: -1 is out of range (0 to 40)"),
+            ("turn", 41, "snapshot turn: 41 is out of range (0 to 40)"),
+            ("turn", True, "snapshot turn: must be an integer, not True"),
+            ("rng", -5, "snapshot rng: -5 is out of range (0 to 18446744073709551615)"),
+            ("rng", "12", "snapshot rng: must be an integer, not '12'"),
+            ("version", True, "not a Havok & Hijinks snapshot (an object with 'version': 1)"),
+            ("extra", 1, "snapshot: unknown field 'extra'")]:
+        d = snap()
+        d[field] = value
+        refused(d, message)
+    d = snap()
+    d["turn"] = 0
+    refused(d, "snapshot turn: 0, but the turn has begun (turns count from 1)")
+
+
+def finished():
+    import random
+
+    g = Game(2, seed=2)
+    rng = random.Random(2)
+    while not g.is_over:
+        g.apply(rng.choice(g.legal_actions()))
+    return json.loads(json.dumps(g.snapshot()))
+
+
+def test_snapshot_result_that_contradicts_the_position():
+    d = finished()
+    winner = d["result"]["winners"][0]
+    d["result"]["winners"] = [1 - winner]
+    refused(d, f"snapshot result.winners: [{1 - winner}], but the highest hoards are "
+               f"[{winner}]'s")
+    d = finished()
+    d["result"]["scores"][0] += 1
+    with pytest.raises(SnapshotError, match=r"^snapshot result.scores: \[\d+, \d+\], but the "
+                                            r"hoards are worth \[\d+, \d+\]$"):
+        Game.from_snapshot(d)
+    d = finished()
+    assert d["result"]["reason"] == "hoard_15"
+    d["result"]["reason"] = "havok_empty"
+    left = len(d["havok_deck"])
+    refused(d, f"snapshot result.reason: 'havok_empty', but {left} Havok cards are left")
+    d = snap()
+    scores = [pl["score"] for pl in d["players"]]
+    best = [p for p in range(3) if scores[p] == max(scores)]
+    d["result"] = {"winners": [], "reason": "hoard_15", "scores": scores}
+    refused(d, f"snapshot result.winners: [], but the highest hoards are {best}'s")
+    d["result"]["winners"] = best
+    refused(d, f"snapshot result.reason: 'hoard_15', but the best hoard is worth {max(scores)}")
+    d = finished()
+    d["pending"] = snap()["pending"]
+    refused(d, "snapshot pending: must be null: the game is over")
+
+
+def test_snapshot_malformed_frames():
+    d = snap()
+    d["stack"] = []
+    refused(d, "snapshot stack: is empty; it holds at least the turn frame")
+    d = snap()
+    d["stack"][0]["a"] = 3  # an answer never stays in a frame
+    refused(d, "snapshot stack[0]: unknown field 'a'")
+    d = snap()
+    d["stack"].append({"f": "turn", "step": "main"})
+    refused(d, "snapshot stack[1]: the turn frame is the bottom of the stack, and the only one")
+    d = snap()
+    d["stack"][0] = {"f": "dance"}
+    refused(d, "snapshot stack[0].f: 'dance' is not one of 'turn', 'havok', 'use', 'window'")
+    d = snap()
+    d["stack"] = 5
+    refused(d, "snapshot stack: must be a list, not 5")
+
+
+def test_snapshot_frames_that_contradict_the_position():
+    # a crash window: its trigger, the seats it asks and the declarations follow from the position
+    d = position(lambda d: d["stack"][-1]["f"] == "window" and d["stack"][-1]["order"])
+    top = f"stack[{len(d['stack']) - 1}]"
+    e = json.loads(json.dumps(d))
+    e["stack"][-1]["trig"]["frame"] += 1
+    with pytest.raises(SnapshotError, match=rf"^snapshot {re.escape(top)}.trig: .* is not the "
+                                            r"trigger of the frame below it"):
+        Game.from_snapshot(e)
+    e = json.loads(json.dumps(d))
+    e["stack"][-1]["order"].append([e["stack"][-1]["order"][0][0], [1]])
+    with pytest.raises(SnapshotError, match=rf"^snapshot {re.escape(top)}.order: .*, but the "
+                                            r"seats that may crash"):
+        Game.from_snapshot(e)
+    e = json.loads(json.dumps(d))
+    e["stack"][-1]["decl"] = [[e["stack"][-1]["order"][0][0], 0]]
+    with pytest.raises(SnapshotError, match=rf"^snapshot {re.escape(top)}.decl\[0\]: .* is not "
+                                            r"a crash declared by a seat already asked"):
+        Game.from_snapshot(e)
+    e = json.loads(json.dumps(d))
+    e["stack"].append(json.loads(json.dumps(e["stack"][-1])))  # a window lies on nothing
+    refused(e, f"snapshot stack[{len(d['stack'])}]: a window frame cannot lie on a window frame "
+               f"at step None")
+    # a card being played: its user, its card in play, its program counter, its targets
+    d = position(lambda d: len(d["stack"]) == 2 and d["stack"][1]["f"] == "use"
+                 and d["stack"][1]["step"] == "target" and "victim" in d["stack"][1]["t"]
+                 and d["stack"][1]["card"] is not None)
+    e = json.loads(json.dumps(d))
+    e["stack"][1]["user"] = (e["stack"][1]["user"] + 1) % 3
+    refused(e, f"snapshot stack[1].you: {d['stack'][1]['you']}, but a card or ability resolves "
+               f"for its user ({e['stack'][1]['user']})")
+    e = json.loads(json.dumps(d))
+    e["stack"][1]["pc"] = 1
+    refused(e, "snapshot stack[1].pc: 1 is out of range (0 to 0)")
+    e = json.loads(json.dumps(d))
+    e["stack"][1]["t"]["actor"] = (e["stack"][1]["t"]["actor"] + 1) % 3
+    refused(e, f"snapshot stack[1].t.actor: {e['stack'][1]['t']['actor']}, but player "
+               f"{d['stack'][1]['t']['actor']} acts")
+    e = json.loads(json.dumps(d))
+    e["in_play"]["resolving"] = []
+    e["discard"] += d["in_play"]["resolving"]
+    with pytest.raises(SnapshotError, match=r"^snapshot in_play.resolving: holds \[\], but the "
+                                            r"stack resolves \['"):
+        Game.from_snapshot(e)
+
+
+def test_snapshot_question_without_an_answer():
+    # a trade whose chosen victim has no treasure left that it could take: the engine would
+    # ask a question with no legal choice
+    d = position(lambda d: d["stack"][-1]["f"] == "use" and d["pending"]["purpose"] == "trade_take")
+    t = d["stack"][-1]["t"]
+    victim, me = t["victim"], t["actor"]
+    d["players"][me]["hoard"] += d["players"][victim]["hoard"][1:]
+    d["players"][victim]["hoard"] = d["players"][victim]["hoard"][:1]
+    d["trash"] += d["players"][victim]["hoard"]
+    d["players"][victim]["hoard"] = []
+    for pl in d["players"]:
+        pl.pop("score")
+    d["pending"] = None
+    refused(d, f"snapshot stack: the position asks player {me} to decide (trade_take) with no "
+               f"legal choice")
+
+
+def test_snapshot_deeply_nested_or_huge_values_are_refused_quickly():
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    for where in ("hand", "stack", "pending", "log"):
+        d = snap()
+        if where == "hand":
+            d["players"][0]["hand"] = deep
+        else:
+            d[where] = deep if where != "pending" else {**d["pending"], "context": deep}
+        with pytest.raises(SnapshotError) as e:
+            Game.from_snapshot(d)
+        assert len(str(e.value)) < 300 and "corrupt" not in str(e.value)
 
 
 # -- corrupt card files -------------------------------------------------------------------------
@@ -331,6 +550,83 @@ def test_two_dragons_share_an_affinity(data):
     edit(data / "dragons.toml", 'name = "Pearl"\naffinity = "moonlight"', 'name = "Pearl"\naffinity = "fire"')
     msg = load_error(data)
     assert "dragons.toml" in msg and "Pearl" in msg and "affinity" in msg
+
+
+def test_card_file_not_utf8(data):
+    path = data / "hijinks.toml"
+    path.write_bytes(path.read_bytes().replace(b"Heist", b"H\xe9ist"))
+    msg = load_error(data)
+    assert msg.startswith(str(path)) and re.search(r"not UTF-8 text \(byte \d+\)$", msg)
+
+
+def test_card_file_nested_too_deeply(data):
+    edit_card(data / "hijinks.toml", "Heist", r"^effect = \[", "effect = " + "[" * 5000)
+    msg = load_error(data)
+    assert "hijinks.toml" in msg and msg.endswith("nested too deeply")
+
+
+@pytest.mark.parametrize("file, name, pattern, new, message", [
+    ("hijinks.toml", "Heist", r'^name = "Heist"', 'name = ["Heist"]',
+     "card ['Heist']: field 'name' must be text, not ['Heist']"),
+    ("hijinks.toml", "Heist", r'^name = "Heist"', 'name = " "', "card ' ': field 'name' is empty"),
+    ("hijinks.toml", "Sticky Claws", r'op = "steal"', 'op = ["steal"]',
+     "card 'Sticky Claws': unknown effect primitive ['steal'] in 'effect'"),
+    ("hijinks.toml", "Sunny Side Up", r'op = "draw", n = \d+', 'op = "draw"',
+     "card 'Sunny Side Up': effect primitive 'draw' needs parameter 'n'"),
+    ("hijinks.toml", "Finders Keepers", r'on = "treasure"', 'on = "treasure", max_printed = "two"',
+     "card 'Finders Keepers': trigger max_printed must be a non-negative integer, not 'two'"),
+    ("hijinks.toml", "Smoke Bomb", r'uses = \["play"\]', 'uses = "play"',
+     "card 'Smoke Bomb': trigger uses must be a list of play, crash; got 'play'"),
+    ("hijinks.toml", "Smoke Bomb", r'on = "use"', 'on = ["use"]',
+     "card 'Smoke Bomb': trigger 'on' is ['use']; expected one of event, treasure, use"),
+    ("hijinks.toml", "Sticky Claws", r"^copies = 3", "copies = -1",
+     "card 'Sticky Claws': field 'copies' must be from 1 to 40, not -1"),
+    ("hijinks.toml", "Sticky Claws", r"^copies = 3", "copies = 0",
+     "card 'Sticky Claws': field 'copies' must be from 1 to 40, not 0"),
+    ("havok.toml", "Tribute", r'^name = "Tribute"', 'name = "Tribute"\ncopies = 1000000000',
+     "event 'Tribute': field 'copies' must be from 1 to 40, not 1000000000"),
+    ("havok.toml", "Gold Chalice", r"^value = \d+", "value = 99",
+     "treasure 'Gold Chalice': field 'value' must be from 0 to 15, not 99"),
+    # a crash that acts on what its trigger does not open a window on would fail mid-game
+    ("hijinks.toml", "Shadow Veil", r'on = "event"', 'on = "use"',
+     "card 'Shadow Veil': effect primitive 'nullify' needs a trigger on 'event', not on 'use'"),
+    ("hijinks.toml", "Shadow Veil", r'^effect = \[\{ op = "nullify" \}',
+     'effect = [{ op = "tire", who = "actor" }',
+     "card 'Shadow Veil': effect primitive 'tire' (who = actor) needs a trigger on 'use', not on "
+     "'event'"),
+])
+def test_card_file_fields(data, file, name, pattern, new, message):
+    edit_card(data / file, name, pattern, new)
+    msg = load_error(data)
+    assert msg.startswith(f"{file}: {message}"), msg
+
+
+def test_card_file_crash_primitives_need_their_trigger(data):
+    # Counteroffer swaps a targeted treasure: on an event there is none to swap
+    edit(data / "dragons.toml", 'trigger = { on = "use", types = ["steal", "break"], targets = "own", '
+                                'needs_spare = true }', 'trigger = { on = "event" }')
+    msg = load_error(data)
+    assert msg == ("dragons.toml: dragon 'Amber' innate crash: effect primitive 'swap_target' "
+                   "needs a trigger on 'use', not on 'event'")
+
+
+def test_card_file_tire_the_actor_only_in_a_crash(data):
+    edit_card(data / "hijinks.toml", "Sunny Side Up", r'^effect = \[\{ op = "draw", n = \d+ \}',
+              'effect = [{ op = "tire", who = "actor" }')
+    assert load_error(data) == ("hijinks.toml: card 'Sunny Side Up': tire with who = \"actor\" "
+                                "can only be used by a crash")
+
+
+def test_card_file_two_targeted_primitives_with_an_also_bonus(data):
+    edit_card(data / "hijinks.toml", "Sticky Claws", r'^bonus_effect = \[\{ op = "draw", n = 1 \}\]',
+              'bonus_effect = [{ op = "break" }]')
+    assert load_error(data) == ("hijinks.toml: card 'Sticky Claws': 'effect' and an \"also\" "
+                                "'bonus_effect' have more than one targeted primitive between them")
+
+
+def test_card_file_unknown_top_level_field(data):
+    edit(data / "hijinks.toml", "[[card]]", "deck_colour = \"red\"\n\n[[card]]")
+    assert load_error(data) == "hijinks.toml: unknown top-level field(s) deck_colour"
 
 
 def test_game_with_a_modified_card_set(data):

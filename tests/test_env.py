@@ -9,7 +9,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import havok_env
-from havok_env import ConfigError, Game, IllegalActionError
+from havok_env import ConfigError, Game, IllegalActionError, SnapshotError
 from havok_env.env import raw_env
 from havok_env.observe import Observer
 from havok_env.view import SeatView
@@ -70,7 +70,10 @@ def test_crash_window_selects_out_of_turn_player():
         pool.remove(c)
     d["hijinks_deck"] = pool
     d["current_player"] = 0
-    d["stack"] = [{"f": "turn", "step": "main"}]
+    d["stack"] = [{"f": "turn", "step": "main"}]  # at the main decision: the flipped event is past
+    d["past_events"] += d["in_play"]["resolving"]
+    d["in_play"]["resolving"] = []
+    d["pending"] = None
     e = raw_env(num_players=2)
     e.reset(options={"snapshot": d})
     game = e.game
@@ -195,6 +198,7 @@ def test_observation_changes_with_what_the_seat_can_see():
     d["hijinks_deck"].remove(swap)
     d["hijinks_deck"].append(hand[0])
     hand[0] = swap
+    d["pending"] = None  # an edited position: its decision is derived
     changed = Game.from_snapshot(d)
     assert not np.array_equal(obs.observe(game, seat)[0], obs.observe(changed, seat)[0])
 
@@ -213,9 +217,126 @@ def test_docstring_tables_match_the_layout():
     assert raw_env.metadata["name"] == "havok_hijinks_v1"
 
 
+def test_help_shows_our_documentation_and_the_declared_bounds():
+    import pydoc
+    from fractions import Fraction
+
+    for obj in (havok_env.raw_env, havok_env.env):
+        text = pydoc.render_doc(obj, renderer=pydoc.plaintext)
+        assert "## Action space" in text and "## Observation space" in text and "Bounds" in text
+        assert "AECEnv steps agents one at a time" not in text  # PettingZoo's generic text
+    doc = sys.modules["havok_env.env"].__doc__
+    assert "[0, 9]" not in doc
+    # every bound the docstring's table states for a named entry is the declared one
+    game = Game(2, seed=0)
+    ob = Observer(game.cards)
+    low, high = ob.bounds()
+    rows = re.findall(r"^\| `(\w+)`([^|]*)\| (\S+) +\| (\S+)", doc, re.M)
+    assert len(rows) == 9
+    for name, qualifier, least, greatest in rows:
+        if name in ob.offset:
+            entries = ob.offset[name] + np.arange(dict(ob.sections)[name])
+            if "Bronze Talon" in qualifier:
+                entries = entries[[game.cards.starting_treasure]]
+        else:
+            slots = (0, 1) if "slots 0 and 1" in qualifier else range(4)
+            entries = [ob.offset["seats"] + r * ob.seat_size + ob.seat_offset[name] for r in slots]
+        assert low[entries].min() == np.float32(Fraction(least)), name
+        assert high[entries].max() == np.float32(np.inf if greatest == "inf" else Fraction(greatest)), name
+
+
 def test_core_env_and_bots_import_without_torch():
     import subprocess
 
     code = ("import sys, havok_env, havok_env.wrappers, agents.heuristic, agents.search; "
             "sys.exit('torch' in sys.modules or 'stable_baselines3' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+# -- edge cases of the AEC loop -------------------------------------------------------------------
+
+
+def finished_snapshot(n=2, seed=2):
+    g = Game(n, seed=seed)
+    rng = random.Random(seed)
+    while not g.is_over:
+        g.apply(rng.choice(g.legal_actions()))
+    return g
+
+
+@pytest.mark.parametrize("make", [havok_env.env, raw_env])
+def test_reset_to_a_finished_game_ends_every_agent_with_its_reward(make):
+    """As just after a game's last step: every agent terminated with its reward and the result,
+    stepped with None until none is left."""
+    g = finished_snapshot(3, seed=4)
+    e = make(num_players=3)
+    e.reset(options={"snapshot": g.snapshot()})
+    assert e.agents == e.possible_agents and all(e.terminations.values())
+    seen = {}
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, info = e.last()
+        assert term and not trunc and info["result"] == g.result
+        assert not obs["action_mask"].any()
+        seen[agent] = reward
+        e.step(None)
+    assert seen == {f"player_{i}": r for i, r in enumerate(g.rewards())} and e.agents == []
+
+
+def test_snapshot_for_another_player_count_is_refused():
+    e = raw_env(num_players=2)
+    with pytest.raises(SnapshotError, match="the snapshot has 3 players, this env 2"):
+        e.reset(options={"snapshot": Game(3, seed=1).snapshot()})
+
+
+def test_raw_env_step_before_reset_and_after_the_end():
+    e = raw_env()
+    with pytest.raises(IllegalActionError, match=r"^step\(\) before reset\(\): no game has started$"):
+        e.step(0)
+    e.reset(options={"snapshot": finished_snapshot().snapshot()})
+    with pytest.raises(ValueError, match="when an agent is dead, the only valid action is None"):
+        e.step(0)  # PettingZoo's own rule for a terminated agent
+    e.step(None)
+    e.step(None)
+    with pytest.raises(IllegalActionError, match=r"^step\(\) after the game is over and every "
+                                                 r"agent is done: call reset\(\)$"):
+        e.step(None)
+    e.reset(seed=1)  # and it plays again
+    e.step(e.game.legal_actions()[0])
+
+
+def test_wrapped_env_step_before_reset_and_after_the_end():
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    e = havok_env.env()
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before step"):
+        e.step(0)  # PettingZoo's OrderEnforcingWrapper
+    e.reset(options={"snapshot": finished_snapshot().snapshot()})
+    e.step(None)
+    e.step(None)
+    EnvLogger.flush()
+    e.step(None)  # PettingZoo: a warning, nothing else
+    assert EnvLogger.mqueue == ["[WARNING]: step() called after all agents are terminated or "
+                                "truncated. Should reset() first."]
+    assert e.agents == []
+
+
+@pytest.mark.parametrize("make", [havok_env.env, raw_env])
+@pytest.mark.parametrize("action", [True, False, np.bool_(True), "3", 2.5, float("inf"), [1]])
+def test_a_non_integer_action_gets_our_error_through_every_env(make, action):
+    e = make()
+    e.reset(seed=3)
+    before = e.game.snapshot()
+    with pytest.raises(IllegalActionError, match=r"^action .* is not an integer$"):
+        e.step(action)
+    assert e.game.snapshot() == before and e.unwrapped.actions == []
+
+
+@pytest.mark.parametrize("make", [havok_env.env, raw_env])
+def test_integral_actions_of_other_types_are_taken(make):
+    e = make()
+    e.reset(seed=3)
+    a = e.game.legal_actions()[-1]
+    e.step(np.int64(a))
+    assert e.unwrapped.actions == [a]
+    e.step(float(e.game.legal_actions()[0]))
+    assert len(e.unwrapped.actions) == 2

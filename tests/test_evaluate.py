@@ -371,7 +371,7 @@ def test_free_agents_meet_every_free_dragon_equally_often():
             taken = {fixed[a] for a in table} - {None}
             for a in table:
                 got = Counter(j["dragons"][j["seats"].index(a)] for j in mine)
-                want = {fixed[a]} if fixed[a] else set(evaluate.DRAGONS) - taken
+                want = {fixed[a]} if fixed[a] else set(evaluate.dragon_names()) - taken
                 assert set(got) == want and len(set(got.values())) == 1, (fixed, table, a, got)
             assert all(len(set(j["dragons"])) == n for j in mine)
     # with nobody fixed the dragons stay by seat within a deal, as they always did
@@ -438,7 +438,7 @@ def test_csv_and_json_carry_the_dragon_split(tmp_path, capsys):
     rows = {r["label"]: r for r in csv.DictReader(c.open())}
     assert rows["heuristic"]["dragon"] == "Obsidian" and rows["random"]["dragon"] == "rotates"
     assert rows["heuristic"]["obsidian_games"] == "8" and rows["heuristic"]["ruby_games"] == "0"
-    assert sum(int(rows["random"][f"{d.lower()}_games"]) for d in evaluate.DRAGONS) == 8
+    assert sum(int(rows["random"][f"{d.lower()}_games"]) for d in evaluate.dragon_names()) == 8
     assert rows["random"]["obsidian_games"] == "0"
     h = rows["heuristic"]
     assert float(h["obsidian_win_rate"]) == pytest.approx(int(h["obsidian_wins"]) / 8)

@@ -5,13 +5,18 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import os
 
 import pytest
 
 import evaluate
 from agents import make_agent
-from agents.human import HumanAgent, HumanQuit
+from agents.human import HumanAgent, HumanQuit, _trigger_text
+from agents.runner import play_game
+from builder import Pos, do
+from havok_env import default_cards
 from havok_env.engine import Game
+from havok_env.view import SeatView
 
 
 class Script(io.TextIOBase):
@@ -126,8 +131,6 @@ def test_quit_needs_confirmation_and_end_of_input_stops_cleanly(tmp_path):
 
 
 def test_human_agent_alone_with_the_runner():
-    from agents.runner import play_game
-
     out = io.StringIO()
     human = HumanAgent(input=Script(["x", "1"]), output=out)
     rec = play_game([human, make_agent("random")], seed=12, dragons=["Amber", "Ruby"], log=True)
@@ -149,3 +152,113 @@ def test_only_games_with_a_human_go_to_the_ledger(tmp_path):
     assert all("human:kim" in e["seats"] for e in entries)
     summary = evaluate.summarise_ledger(evaluate.read_ledger(str(ledger))[0])
     assert {(m["opponent"], m["games"]) for m in summary["matchups"]} == {("random", 2), ("heuristic", 2)}
+
+
+def human_labels(g: Game) -> list[str]:
+    return [HumanAgent.label(SeatView(g, g.to_act), a) for a in g.legal_actions()]
+
+
+def test_event_bonuses_name_their_affinity():
+    cards = default_cards()
+    with_bonus = [e for e in cards.events if e.bonus]
+    assert with_bonus
+    for e in with_bonus:
+        text = cards.texts[cards.kind(e.name)]
+        assert f"Bonus ({e.affinity}): {e.bonus_text}" in text and "Bonus:" not in text
+    # as a person sees it in a crash window on the event
+    g = Game(2, ["Ruby", "Pearl"], seed=0)
+    heat = cards.kind("Heat Wave")
+    assert "Bonus (fire): Also draw 1." in _trigger_text(SeatView(g, 0), {"on": "event", "card": heat,
+                                                                         "flipper": 1}, 0)
+
+
+def test_choices_between_treasures_show_their_values():
+    # in a hoard: the worth there (Jeweled Dagger, printed 2, is worth 3 to Obsidian)
+    g = (Pos(2, ["Ruby", "Obsidian"]).hand(0, "Sticky Claws", "Moonlit Ward", "Eclipse")
+         .hoard(1, "Jeweled Dagger", "Knight's Helm").tired(1).build())
+    do(g, "play Sticky Claws")
+    assert human_labels(g) == ["target player_1's Knight's Helm (worth 2)",
+                               "target player_1's Jeweled Dagger (worth 3)"]
+    # the decider's own hoard: what it gives away is worth to it
+    g = (Pos(2, ["Amber", "Obsidian"]).hand(0, "Fair Trade", "Moonlit Ward", "Eclipse")
+         .hoard(0, "Sunstone Ring", "Copper Kettle").hoard(1, "Silver Spoons").tired(1).build())
+    do(g, "play Fair Trade")
+    while g.pending["purpose"] != "trade_give":
+        g.apply(g.legal_actions()[-1])
+    assert {"give your Sunstone Ring (worth 4)", "give your Copper Kettle (worth 1)"} >= \
+        set(human_labels(g)) and human_labels(g)
+    # outside hoards: the printed value, and the worth in the decider's hoard when it differs
+    g = (Pos(2, ["Obsidian", "Ruby"]).hand(0, "Grave Robbing", "Moonlit Ward", "Eclipse")
+         .trash("Jeweled Dagger", "Copper Kettle").tired(1).build())
+    do(g, "play Grave Robbing")
+    assert set(human_labels(g)) == {"take from the trash heap: Copper Kettle (value 1)",
+                                    "take from the trash heap: Jeweled Dagger (value 2, 3 in your hoard)"}
+    # cards shown from the Havok deck (Ruby's Second Helping: resolve one of two)
+    g = (Pos(2, ["Ruby", "Obsidian"]).hand(0, "Second Helping", "Moonlit Ward", "Eclipse")
+         .havok_top("Phoenix Feather", "Tribute").tired(1).build())
+    do(g, "play Second Helping")
+    assert human_labels(g) == ["resolve Phoenix Feather (value 4, 5 in your hoard)", "resolve Tribute"]
+
+
+def play_scripted(lines, **kwargs):
+    out = io.StringIO()
+    human = HumanAgent(input=Script(lines), output=out, **kwargs)
+    play_game([human, make_agent("heuristic")], seed=21, dragons=["Ruby", "Obsidian"], log=True)
+    return out.getvalue()
+
+
+def test_the_table_is_shown_whole_once_then_only_what_changed():
+    text = play_scripted(["1"])
+    prompts = text.count("\n> ") + text.startswith("> ")
+    assert prompts > 5
+    assert text.count("  innate crash Snatch:") == 1  # what never changes is shown once
+    trash = [line for line in text.splitlines() if line.startswith("Trash heap:")]
+    assert 1 <= len(trash) < prompts
+    assert all(a != b for a, b in zip(trash, trash[1:]))  # each time it is shown, it changed
+    assert "--- On the table now ('table' shows all of it) ---" in text
+    # 'table' shows the whole of it again
+    text = play_scripted(["table", "1"])
+    assert text.count("  innate crash Snatch:") >= text.count("You chose:")
+
+
+def test_hand_changes_name_known_cards_and_give_new_cards_their_text():
+    text = play_scripted(["2", "1"])
+    sections = text.split("'s hand:\n")[2:]  # the hand as shown after the first time
+    assert sections
+    shown = [line for s in sections for line in s.splitlines() if line.startswith("  - ")]
+    assert any(" [" not in line for line in shown) and any(" [" in line for line in shown)
+
+
+@pytest.mark.parametrize("width", [40, 72])
+def test_output_is_wrapped_to_the_terminal_width(width, monkeypatch):
+    import shutil
+
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a, **k: os.terminal_size((width, 24)))
+    text = play_scripted(["table", "1"])
+    assert max(map(len, text.splitlines())) <= width
+    assert max(map(len, play_scripted(["table", "1"], width=200).splitlines())) > width
+    # continuation lines are indented under their first line
+    lines = text.splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith("  - "))
+    assert lines[i + 1].startswith("      ")
+
+
+def test_a_person_is_told_how_many_games_why_and_where_they_are_recorded(tmp_path):
+    ledger = tmp_path / "ledger.jsonl"
+    out = io.StringIO()
+    assert evaluate.main(["--agents", "human", "heuristic", "--games", "1", "--seed", "3",
+                          "--ledger", str(ledger), "--no-progress"], stdin=Script(["1"]),
+                         stdout=out) == 0
+    text = " ".join(out.getvalue().split())  # as if unwrapped
+    plan = "You will play 2 game(s), as --games 1 is rounded up to whole deals"
+    assert plan in text and text.index(plan) < text.index("=== Game 1 of 2:")
+    assert "=== Game 2 of 2:" in text and "luck of the deal cancels out" in text
+    recorded = f"This game is recorded in the ledger {ledger}"
+    assert text.count(recorded) == 2
+    assert text.index(recorded) < text.index("=== Game 2 of 2:")
+    assert f"Games with a human are recorded in the ledger {ledger}." in out.getvalue().splitlines()
+    # with more agents than seats, the person plays only the tables it sits at
+    out = io.StringIO()
+    evaluate.run_tournament(["human", "random", "heuristic"], num_players=2, seed=2, ledger=str(ledger),
+                            human_io={"input": Script(["1"]), "output": out})
+    assert "You will play 4 of the 6 game(s): each deal" in out.getvalue()

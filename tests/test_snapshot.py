@@ -5,8 +5,10 @@ import json
 import random
 from collections import Counter
 
+import pytest
 from builder import FULL_SET, Pos, asked, count_cards, do, hand, hoard, labels, pile
-from havok_env import Game
+
+from havok_env import Game, SnapshotError
 
 
 def random_game(seed, n, steps):
@@ -58,7 +60,7 @@ def test_from_snapshot_restores_exactly_and_continues_identically():
         g, _ = random_game(seed, 2 + seed % 3, 5 + seed)
         d = json.loads(json.dumps(g.snapshot()))
         h = Game.from_snapshot(d)
-        assert h.snapshot() == g.snapshot()
+        assert json.dumps(h.snapshot()) == json.dumps(g.snapshot())  # the same JSON, byte for byte
         rng = random.Random(seed)
         while not g.is_over:
             a = rng.choice(g.legal_actions())
@@ -67,15 +69,17 @@ def test_from_snapshot_restores_exactly_and_continues_identically():
         assert h.snapshot() == g.snapshot()
 
 
-def test_from_snapshot_rederives_the_pending_decision():
+def test_from_snapshot_derives_a_null_pending_decision_and_checks_a_given_one():
     g, _ = random_game(4, 3, 6)
-    d = g.snapshot()
-    d2 = json.loads(json.dumps(d))
-    d2["pending"] = {"player": 0, "kind": "nonsense", "purpose": "main", "choices": [999],
-                     "context": {}}
-    h = Game.from_snapshot(d2)
-    assert h.pending["choices"] == g.pending["choices"]
-    assert h.snapshot()["pending"] == d["pending"]
+    d = json.loads(json.dumps(g.snapshot()))
+    d["pending"] = None  # a hand-edited position: the engine derives the decision
+    h = Game.from_snapshot(d)
+    assert h.snapshot() == g.snapshot()
+    d["pending"] = g.snapshot()["pending"]
+    d["pending"]["choices"] = d["pending"]["choices"][:-1]
+    with pytest.raises(SnapshotError, match=r"snapshot pending: does not match the position, "
+                                            r"which asks player \d's \w+ decision"):
+        Game.from_snapshot(d)
 
 
 def test_snapshot_with_log():

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import zipfile
 
 import numpy as np
@@ -110,16 +111,25 @@ def test_a_background_collection_reraises_a_workers_error():
         job.result()
 
 
-def test_a_chunk_plays_no_more_games_once_its_collection_is_stopped(monkeypatch):
-    import threading
+def _first_chunk_fails(job):
+    if job[5] == 0:  # the chunk of games from 0
+        raise ValueError("the first chunk failed")
+    time.sleep(60)
+
+
+def test_a_failing_chunk_ends_its_collection_at_once(monkeypatch):
+    import multiprocessing as mp
 
     import agents.imitation as imitation
-    job = ("heuristic", ["heuristic"], "fire", 2, 0, 0, 3, 0.99)
-    assert len(imitation._collect_chunk(job)["action"]) > 0
-    stop = threading.Event()  # what a worker's _stop is, but shared between processes
-    stop.set()
-    monkeypatch.setattr(imitation, "_stop", stop)
-    assert len(imitation._collect_chunk(job)["action"]) == 0
+    from agents.imitation import CHUNK_GAMES, Collection
+    monkeypatch.setattr(imitation, "_collect_chunk", _first_chunk_fails)  # forked workers see it
+    before = set(mp.active_children())
+    t = time.monotonic()
+    job = Collection("fire", 2, 3 * CHUNK_GAMES, workers=2)
+    with pytest.raises(ValueError, match="the first chunk failed"):
+        job.result()
+    assert time.monotonic() - t < 20  # the other worker's chunk is not waited for
+    assert set(mp.active_children()) <= before  # its workers are gone
 
 
 def test_soft_targets_are_a_softmax_over_legal_actions():

@@ -10,6 +10,7 @@
 namespace havok {
 
 constexpr int ANY = 1 << 30;  // "any value"
+// the rulebook's numbers: havok_env/constants.py's, which a test holds these to
 constexpr int MAX_PLAYERS = 4;
 constexpr int N_OPTIONS = 3;
 constexpr int HAND_SIZE = 3;

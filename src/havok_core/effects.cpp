@@ -66,7 +66,7 @@ bool Game::has_eligible(int owner, int max_value) const {
     return false;
 }
 
-std::vector<int> Game::gives(int you, const Op& op) const {
+std::vector<int> Game::trade_gives(int you, const Op& op) const {
     const Cards& hoard = s_.hoards.at(you);
     if (hoard.empty()) return {};
     if (op.give_lowest) {
@@ -80,8 +80,15 @@ std::vector<int> Game::gives(int you, const Op& op) const {
     return sorted_set(hoard);
 }
 
+// The least a give must be worth to you for a take worth ``take_value`` to the victim: max_gain
+// (ANY when there is none) caps how much more the take may be worth. Python ints do not
+// overflow, so neither may this.
+long long Game::trade_min_give(const Op& op, int take_value) {
+    return static_cast<long long>(take_value) - (op.has_max_gain ? op.max_gain : ANY);
+}
+
 std::vector<int> Game::trade_takes(int you, int victim, const Op& op) const {
-    std::vector<int> g = gives(you, op);
+    std::vector<int> g = trade_gives(you, op);
     if (g.empty()) return {};
     std::vector<int> takes = eligible(victim, op.max_value);
     if (op.has_max_gain) {
@@ -96,6 +103,14 @@ std::vector<int> Game::trade_takes(int you, int victim, const Op& op) const {
     return takes;
 }
 
+std::vector<int> Game::trade_gives_for(int you, int victim, int take, const Op& op) const {
+    long long want = trade_min_give(op, worth(victim, take));
+    std::vector<int> out;
+    for (int k : trade_gives(you, op))
+        if (worth(you, k) >= want) out.push_back(k);
+    return out;
+}
+
 // Victim seats that have something this steal/break/trade could take (only the first if ``first``).
 std::vector<int> Game::candidates(int you, const Op& op, bool first) const {
     bool is_trade = op.code == OP_TRADE;
@@ -107,6 +122,60 @@ std::vector<int> Game::candidates(int you, const Op& op, bool first) const {
             out.push_back(v);
             if (first) break;
         }
+    }
+    return out;
+}
+
+// The kinds a salvage may take from the trash heap: the best printed value with pick = "best",
+// else any worth at most max_value.
+std::vector<int> Game::salvage_options(const Op& op) const {
+    std::set<int> opts;
+    const Cards& trash = s_.trash;
+    if (op.pick_best) {
+        int best = -1;
+        for (int k : trash) best = std::max(best, cards_->value[k]);
+        for (int k : trash)
+            if (cards_->value[k] == best) opts.insert(k);
+    } else {
+        for (int k : trash)
+            if (cards_->value[k] <= op.max_value) opts.insert(k);
+    }
+    return {opts.begin(), opts.end()};
+}
+
+// Where a redirected event may go: the flipper's left, or with to = "choice" any other seat.
+std::vector<int> Game::redirect_seats(int flipper, const Op& op) const {
+    const int n = s_.n;
+    if (!op.to_choice) return {(flipper + 1) % n};
+    std::vector<int> out;
+    for (int p = 0; p < n; ++p)
+        if (p != flipper) out.push_back(p);
+    return out;
+}
+
+// The richest and the poorest dragon, ties to the nearest clockwise from ``you``.
+std::pair<int, int> Game::tribute_seats(int you) const {
+    const int n = s_.n;
+    std::vector<int> sc = scores();
+    int hi = *std::max_element(sc.begin(), sc.end()), lo = *std::min_element(sc.begin(), sc.end());
+    if (hi == lo) return {-1, -1};
+    int giver = -1, taker = -1;
+    for (int i = 0; i < n; ++i) {
+        int p = (you + i) % n;
+        if (giver < 0 && sc[p] == hi) giver = p;
+        if (taker < 0 && sc[p] == lo) taker = p;
+    }
+    return {giver, taker};
+}
+
+// The seats that pass a treasure in a pass_left, in turn order from ``you`` (without ``you``
+// with skip_you): those with a treasure to pass.
+std::vector<int> Game::pass_seats(int you, const Op& op) const {
+    const int n = s_.n;
+    std::vector<int> out;
+    for (int i = 0; i < n; ++i) {
+        int p = (you + i) % n;
+        if (!(i == 0 && op.skip_you) && !s_.hoards[p].empty()) out.push_back(p);
     }
     return out;
 }
@@ -143,7 +212,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
             }
             std::vector<int> choices;
             for (int v : cands) choices.push_back(seat_action(actor, v));
-            return ask(actor, K_TARGET_SEAT, std::move(choices), purpose_from, std::move(ctx));
+            return ask(actor, std::move(choices), purpose_from, std::move(ctx));
         }
         t.victim = seat_from_action(actor, a);
         t.actor = actor;
@@ -160,22 +229,16 @@ int Game::choose_hoard_target(int fi, const Op& op) {
         if (t.picks.empty()) {
             if (a == ABSENT) {
                 std::vector<int> takes = trade_takes(you, victim, op);
-                return ask(actor, K_TARGET_TREASURE, treasure_actions(*cards_, takes), P_TRADE_TAKE, std::move(ctx));
+                return ask(actor, treasure_actions(*cards_, takes), P_TRADE_TAKE, std::move(ctx));
             }
             t.picks.push_back(treasure_of(a));
             ctx.picks = t.picks;
             a = ABSENT;
         }
         if (t.give == ABSENT) {
-            if (a == ABSENT) {
-                // the taken treasure's worth minus max_gain (ANY when there is none): Python ints
-                // do not overflow, so neither may this
-                long long want = static_cast<long long>(worth(victim, t.picks[0])) - (op.has_max_gain ? op.max_gain : ANY);
-                std::vector<int> g;
-                for (int k : gives(you, op))
-                    if (worth(you, k) >= want) g.push_back(k);
-                return ask(actor, K_TARGET_TREASURE, treasure_actions(*cards_, g), P_TRADE_GIVE, std::move(ctx));
-            }
+            if (a == ABSENT)
+                return ask(actor, treasure_actions(*cards_, trade_gives_for(you, victim, t.picks[0], op)),
+                           P_TRADE_GIVE, std::move(ctx));
             t.give = treasure_of(a);
         }
         t.done = true;
@@ -196,7 +259,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
             if (!t.picks.empty()) choices.push_back(cards_->END);
             for (int k : opts) choices.push_back(cards_->TREASURE + k);
             int purpose = op.code == OP_STEAL ? P_STEAL_PICK : P_BREAK_PICK;
-            return ask(actor, K_TARGET_TREASURE, std::move(choices), purpose, std::move(ctx));
+            return ask(actor, std::move(choices), purpose, std::move(ctx));
         }
     }
     t.done = true;
@@ -213,17 +276,7 @@ int Game::choose_salvage(int fi, const Op& op) {
         fr.t.picks = {treasure_of(a)};
         return DONE;
     }
-    std::set<int> opts;
-    const Cards& trash = s_.trash;
-    if (op.pick_best) {
-        int best = -1;
-        for (int k : trash) best = std::max(best, cards_->value[k]);
-        for (int k : trash)
-            if (cards_->value[k] == best) opts.insert(k);
-    } else {
-        for (int k : trash)
-            if (cards_->value[k] <= op.max_value) opts.insert(k);
-    }
+    std::vector<int> opts = salvage_options(op);
     if (opts.empty()) {
         fr.t.done = true;
         fr.t.has_picks = true;
@@ -233,8 +286,8 @@ int Game::choose_salvage(int fi, const Op& op) {
     Context ctx;
     ctx.ability = fr.ability;
     ctx.actor = fr.you;
-    return ask(fr.you, K_TARGET_TREASURE, treasure_actions(*cards_, {opts.begin(), opts.end()}),
-               P_SALVAGE_PICK, std::move(ctx));
+    return ask(fr.you, treasure_actions(*cards_, opts), P_SALVAGE_PICK,
+               std::move(ctx));
 }
 
 // Counteroffer: the replacement treasure, any of yours not already targeted.
@@ -255,17 +308,16 @@ int Game::choose_swap(int fi, const Op&) {
     Context ctx;
     ctx.ability = fr.ability;
     ctx.actor = you;
-    return ask(you, K_TARGET_TREASURE, treasure_actions(*cards_, opts), P_SWAP_PICK, std::move(ctx));
+    return ask(you, treasure_actions(*cards_, opts), P_SWAP_PICK, std::move(ctx));
 }
 
 int Game::choose_redirect(int fi, const Op& op) {
     if (frame(fi).t.done) return DONE;
-    const int flipper = crashed(fi).flipper;
-    const int n = s_.n;
+    const std::vector<int> seats = redirect_seats(crashed(fi).flipper, op);
     Frame& fr = frame(fi);
     if (!op.to_choice) {
         fr.t.done = true;
-        fr.t.seat = (flipper + 1) % n;
+        fr.t.seat = seats[0];
         return DONE;
     }
     int a = take_answer(fi);
@@ -275,13 +327,12 @@ int Game::choose_redirect(int fi, const Op& op) {
         fr.t.seat = seat_from_action(you, a);
         return DONE;
     }
-    std::vector<int> seats;
-    for (int p = 0; p < n; ++p)
-        if (p != flipper) seats.push_back(seat_action(you, p));
+    std::vector<int> choices;
+    for (int p : seats) choices.push_back(seat_action(you, p));
     Context ctx;
     ctx.ability = fr.ability;
     ctx.actor = you;
-    return ask(you, K_TARGET_SEAT, std::move(seats), P_REDIRECT_TO, std::move(ctx));
+    return ask(you, std::move(choices), P_REDIRECT_TO, std::move(ctx));
 }
 
 bool Game::is_targeted(int code) {
@@ -434,7 +485,7 @@ int Game::flip(int fi, const Op& op) {
         if (op.optional) {
             if (s_.havok.empty()) return DONE;
             if (a == ABSENT)
-                return ask(you, K_OPTION, {cards_->END, cards_->OPTION}, P_FLIP_OR_NOT, std::move(ctx));
+                return ask(you, {cards_->END, cards_->OPTION}, P_FLIP_OR_NOT, std::move(ctx));
             if (a == cards_->END) return DONE;
             a = ABSENT;
         }
@@ -457,7 +508,7 @@ int Game::flip(int fi, const Op& op) {
                 options.push_back(cards_->OPTION + static_cast<int>(i));
         ctx.has_shown = true;
         ctx.shown = shown;
-        return ask(you, K_OPTION, std::move(options), P_RESOLVE_WHICH, std::move(ctx));
+        return ask(you, std::move(options), P_RESOLVE_WHICH, std::move(ctx));
     }
     int i = a != ABSENT ? a - cards_->OPTION : 0;
     if (i < 0 || i >= static_cast<int>(shown.size())) throw CoreError("bad option");
@@ -487,7 +538,7 @@ int Game::foresight(int fi, const Op& op) {
         ctx.actor = you;
         ctx.has_shown = true;
         ctx.shown = top;
-        return ask(you, K_OPTION, std::move(choices), P_BOTTOM, std::move(ctx));
+        return ask(you, std::move(choices), P_BOTTOM, std::move(ctx));
     }
     if (a != cards_->END && s_.havok.size() > 1) {
         int i = a - cards_->OPTION;
@@ -517,7 +568,7 @@ int Game::recall(int fi, const Op&) {
         Context ctx;
         ctx.ability = frame(fi).ability;
         ctx.actor = you;
-        return ask(you, K_CHOOSE_CARD, std::move(choices), P_RECALL_PICK, std::move(ctx));
+        return ask(you, std::move(choices), P_RECALL_PICK, std::move(ctx));
     }
     int k = card_of(a);
     remove_one(s_.discard, k, "discard pile");
@@ -538,17 +589,15 @@ int Game::pass_left(int fi, const Op& op) {
         if (o.asking < 0 || o.asking >= n) throw CoreError("bad pass");
         o.chosen.emplace_back(o.asking, treasure_of(a));
     }
-    for (int i = 0; i < n; ++i) {
-        if (i == 0 && op.skip_you) continue;
-        int p = (you + i) % n;
+    for (int p : pass_seats(you, op)) {
         bool done = false;
         for (const auto& c : o.chosen) done = done || c.first == p;
-        if (!done && !s_.hoards[p].empty()) {
+        if (!done) {
             o.asking = p;
             Context ctx;
             ctx.ability = frame(fi).ability;
             ctx.actor = you;
-            return ask(p, K_TARGET_TREASURE, treasure_actions(*cards_, sorted_set(s_.hoards[p])),
+            return ask(p, treasure_actions(*cards_, sorted_set(s_.hoards[p])),
                        P_PASS_PICK, std::move(ctx));
         }
     }
@@ -584,7 +633,7 @@ int Game::break_lowest_all(int fi, const Op&) {
             Context ctx;
             ctx.ability = frame(fi).ability;
             ctx.actor = you;
-            return ask(p, K_TARGET_TREASURE, treasure_actions(*cards_, {lowest.begin(), lowest.end()}),
+            return ask(p, treasure_actions(*cards_, {lowest.begin(), lowest.end()}),
                        P_RAID_PICK, std::move(ctx));
         }
         int k = a != ABSENT ? treasure_of(a) : *lowest.begin();
@@ -598,23 +647,15 @@ int Game::break_lowest_all(int fi, const Op&) {
 
 int Game::tribute(int fi, const Op&) {
     const int you = frame(fi).you;
-    const int n = s_.n;
-    std::vector<int> sc = scores();
-    int hi = *std::max_element(sc.begin(), sc.end()), lo = *std::min_element(sc.begin(), sc.end());
-    if (hi == lo) return DONE;
-    int giver = -1, taker = -1;
-    for (int i = 0; i < n; ++i) {
-        int p = (you + i) % n;
-        if (giver < 0 && sc[p] == hi) giver = p;
-        if (taker < 0 && sc[p] == lo) taker = p;
-    }
+    const auto [giver, taker] = tribute_seats(you);
+    if (giver < 0) return DONE;
     int a = take_answer(fi);
     if (a == ABSENT) {
         Context ctx;
         ctx.ability = frame(fi).ability;
         ctx.actor = you;
         ctx.target = taker;
-        return ask(giver, K_TARGET_TREASURE, treasure_actions(*cards_, sorted_set(s_.hoards[giver])),
+        return ask(giver, treasure_actions(*cards_, sorted_set(s_.hoards[giver])),
                    P_TRIBUTE_PICK, std::move(ctx));
     }
     move_treasure(giver, treasure_of(a), taker);
@@ -709,14 +750,8 @@ bool Game::has_effect(int you, const Op& op) const {
             for (int p = 0; p < n; ++p)
                 if (!s_.hoards[p].empty()) return true;
             return false;
-        case OP_PASS_LEFT:
-            for (int i = 0; i < n; ++i)
-                if (!(i == 0 && op.skip_you) && !s_.hoards[(you + i) % n].empty()) return true;
-            return false;
-        case OP_TRIBUTE: {
-            std::vector<int> sc = scores();
-            return *std::max_element(sc.begin(), sc.end()) != *std::min_element(sc.begin(), sc.end());
-        }
+        case OP_PASS_LEFT: return !pass_seats(you, op).empty();
+        case OP_TRIBUTE: return tribute_seats(you).first >= 0;
         case OP_TREASURE_MAP:  // revealed events go back to the bottom in the order they came
             for (int k : s_.havok)
                 if (cards_->is_treasure(k)) return true;

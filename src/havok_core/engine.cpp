@@ -14,6 +14,12 @@ const char* const PURPOSES[N_PURPOSES] = {
     "main", "crash", "steal_from", "steal_pick", "break_from", "break_pick", "trade_from",
     "trade_take", "trade_give", "salvage_pick", "swap_pick", "redirect_to", "flip_or_not",
     "resolve_which", "bottom", "recall_pick", "pass_pick", "raid_pick", "tribute_pick"};
+// each purpose's kind of decision (havok_env/decisions.py's table, which a test holds this to)
+const int PURPOSE_KINDS[N_PURPOSES] = {
+    K_MAIN, K_CRASH, K_TARGET_SEAT, K_TARGET_TREASURE, K_TARGET_SEAT, K_TARGET_TREASURE,
+    K_TARGET_SEAT, K_TARGET_TREASURE, K_TARGET_TREASURE, K_TARGET_TREASURE, K_TARGET_TREASURE,
+    K_TARGET_SEAT, K_OPTION, K_OPTION, K_OPTION, K_CHOOSE_CARD, K_TARGET_TREASURE,
+    K_TARGET_TREASURE, K_TARGET_TREASURE};
 
 Game::Game(std::shared_ptr<const CardTables> cards, int n, std::vector<int> dragons, uint64_t seed,
            bool log, bool run)
@@ -140,7 +146,8 @@ int Game::take_answer(int fi) {
 
 // -- helpers used by the effect primitives ---------------------------------------------------
 
-int Game::ask(int player, int kind, std::vector<int> choices, int purpose, Context ctx) {
+int Game::ask(int player, std::vector<int> choices, int purpose, Context ctx) {
+    const int kind = PURPOSE_KINDS[purpose];
     s_.has_pending = true;
     s_.pending.player = player;
     s_.pending.kind = kind;
@@ -299,10 +306,8 @@ bool Game::changes_event(int ref, int p, const Trigger& trig) const {
     if (event_has_effect(ev.card, ev.you)) return true;
     for (const Op& op : ops_for(ref, p)) {
         if (op.code != OP_REDIRECT_EVENT) continue;
-        for (int q = 0; q < s_.n; ++q) {
-            bool allowed = op.to_choice ? q != ev.flipper : q == (ev.flipper + 1) % s_.n;
-            if (allowed && event_has_effect(ev.card, q)) return true;
-        }
+        for (int q : redirect_seats(ev.flipper, op))
+            if (event_has_effect(ev.card, q)) return true;
         return false;
     }
     return false;
@@ -350,7 +355,9 @@ void Game::advance() {
         if (r == WAIT) {
             Pending& p = s_.pending;
             if (p.choices.size() > 1 || p.kind == K_CRASH) return;
-            if (p.choices.empty()) throw CoreError("a decision without a legal choice");
+            if (p.choices.empty())
+                throw CoreError("the position asks player " + std::to_string(p.player) + " to decide (" +
+                                PURPOSES[p.purpose] + ") with no legal choice");
             s_.has_pending = false;
             frame(fi).a = p.choices[0];
         }
@@ -377,7 +384,7 @@ int Game::run_turn(int fi) {
     }
     int p = s_.current;
     int a = take_answer(fi);
-    if (a == ABSENT) return ask(p, K_MAIN, main_choices(p), P_MAIN);
+    if (a == ABSENT) return ask(p, main_choices(p), P_MAIN);
     if (a == cs.END || a >= cs.DISCARD) {
         if (a != cs.END) {
             int k = a - cs.DISCARD + cs.first_hijinks;
@@ -416,6 +423,32 @@ int Game::run_turn(int fi) {
     return CONTINUE;
 }
 
+// The trigger of the crash window that opens on frame ``fi``: a Havok card just flipped, or a
+// card or ability whose targets are chosen (snapshot validation rebuilds one to check it).
+Trigger Game::trigger_of(int fi) const {
+    const Frame& fr = frame(fi);
+    Trigger trig;
+    trig.frame = fi;
+    if (fr.f == F_HAVOK) {
+        if (fr.card < 0 || fr.card >= cards_->n_kinds) throw CoreError("bad card");
+        trig.card = fr.card;
+        trig.on = cards_->is_treasure(fr.card) ? ON_TREASURE : ON_EVENT;
+        trig.who = trig.on == ON_TREASURE ? fr.you : fr.flipper;
+        return trig;
+    }
+    if (fr.f != F_USE) throw CoreError("a crash window opens only on a Havok card or a use");
+    const Chosen& t = fr.t;
+    trig.on = ON_USE;
+    trig.who = fr.user;
+    trig.crash_use = fr.crash_use;
+    trig.type = cards_->ability(fr.ability).type;
+    if (!t.picks.empty() && t.victim != ABSENT) trig.owners = {t.victim};
+    trig.picks = t.picks;
+    trig.give = t.give == ABSENT ? NONE : t.give;
+    trig.ability = fr.ability;
+    return trig;
+}
+
 int Game::run_havok(int fi) {
     const CardTables& cs = *cards_;
     int card = frame(fi).card;
@@ -423,15 +456,7 @@ int Game::run_havok(int fi) {
         frame(fi).step = 1;
         Frame w;
         w.f = F_WINDOW;
-        w.trig.frame = fi;
-        w.trig.card = card;
-        if (cs.is_treasure(card)) {
-            w.trig.on = ON_TREASURE;
-            w.trig.who = frame(fi).you;
-        } else {
-            w.trig.on = ON_EVENT;
-            w.trig.who = frame(fi).flipper;
-        }
+        w.trig = trigger_of(fi);
         s_.stack.push_back(std::move(w));
         return CONTINUE;
     }
@@ -489,21 +514,10 @@ int Game::run_use(int fi) {
                 if (r != DONE) return r;
                 break;
             }
-        Frame& fr = frame(fi);
-        fr.step = 1;
-        const Chosen& t = fr.t;
+        frame(fi).step = 1;
         Frame w;
         w.f = F_WINDOW;
-        Trigger& trig = w.trig;
-        trig.on = ON_USE;
-        trig.frame = fi;
-        trig.who = user;
-        trig.crash_use = fr.crash_use;
-        trig.type = ab.type;
-        if (!t.picks.empty() && t.victim != ABSENT) trig.owners = {t.victim};
-        trig.picks = t.picks;
-        trig.give = t.give == ABSENT ? NONE : t.give;
-        trig.ability = ref;
+        w.trig = trigger_of(fi);
         s_.stack.push_back(std::move(w));
         return CONTINUE;
     }
@@ -571,7 +585,7 @@ int Game::run_window(int fi) {
         Context ctx;
         ctx.has_trigger = true;
         ctx.trigger = fr.trig;
-        return ask(p, K_CRASH, std::move(all), P_CRASH, std::move(ctx));
+        return ask(p, std::move(all), P_CRASH, std::move(ctx));
     }
     const Trigger trig = fr.trig;
     const std::vector<std::pair<int, int>> decl = fr.decl;

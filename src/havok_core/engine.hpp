@@ -48,6 +48,23 @@ public:
     void check_cards() const;
     // Every seat, card kind, frame and action the engine indexes with is in range (CoreError).
     void check_state() const;
+    // The targeting rules (effects.cpp), in one place: the effects ask with them, and bots judge
+    // cards with them through havok_env.view.SeatView (public information only).
+    std::vector<int> victims(int you, int actor, int sel) const;
+    int thief(int you, const Op& op) const;
+    std::vector<int> eligible(int owner, int max_value, const Cards& exclude = {}) const;
+    std::vector<int> trade_gives(int you, const Op& op) const;
+    static long long trade_min_give(const Op& op, int take_value);
+    std::vector<int> trade_takes(int you, int victim, const Op& op) const;
+    std::vector<int> trade_gives_for(int you, int victim, int take, const Op& op) const;
+    std::vector<int> candidates(int you, const Op& op, bool first) const;
+    std::vector<int> salvage_options(const Op& op) const;
+    std::vector<int> redirect_seats(int flipper, const Op& op) const;
+    // (giver, taker) of a tribute, or (-1, -1) when all hoards are worth the same
+    std::pair<int, int> tribute_seats(int you) const;
+    std::vector<int> pass_seats(int you, const Op& op) const;
+    // The trigger of the crash window that opens on frame ``fi``.
+    Trigger trigger_of(int fi) const;
     // The effect list of ability ``ref`` used by (or resolving for) ``seat``.
     const std::vector<Op>& ops_for(int ref, int seat) const { return cards_->ops(ref, s_.dragons.at(seat)); }
 
@@ -60,7 +77,8 @@ private:
     const Frame& frame(int index) const;
 
     // helpers the primitives use (engine.py's Game methods of the same names)
-    int ask(int player, int kind, std::vector<int> choices, int purpose, Context ctx = {});
+    // stops for ``player``'s decision; the purpose gives its kind (PURPOSE_KINDS)
+    int ask(int player, std::vector<int> choices, int purpose, Context ctx = {});
     void say(const std::string& text);
     bool logging() const { return s_.has_log; }
     std::string seat_name(int seat) const { return "player_" + std::to_string(seat); }
@@ -93,13 +111,7 @@ private:
     bool changes_event(int ref, int p, const Trigger& trig) const;
 
     // effects.cpp: target selection
-    std::vector<int> victims(int you, int actor, int sel) const;
-    int thief(int you, const Op& op) const;
-    std::vector<int> eligible(int owner, int max_value, const Cards& exclude = {}) const;
     bool has_eligible(int owner, int max_value) const;
-    std::vector<int> gives(int you, const Op& op) const;
-    std::vector<int> trade_takes(int you, int victim, const Op& op) const;
-    std::vector<int> candidates(int you, const Op& op, bool first) const;
     int choose_hoard_target(int fi, const Op& op);
     int choose_salvage(int fi, const Op& op);
     int choose_swap(int fi, const Op& op);

@@ -33,7 +33,7 @@ void ObsLayout::finish(const CardTables& cs) {
               dragon + nd <= seat_size && hand + cs.n_hijinks <= size && discard + cs.n_hijinks <= size &&
               trash + cs.n_treasures <= size && past_events + cs.n_events <= size &&
               canceled + cs.n_hijinks <= size && havok_remaining + n_havok <= size &&
-              known_top + 3 * n_havok <= size && decision_kind + 6 <= size && purpose + N_PURPOSES <= size &&
+              known_top + N_OPTIONS * n_havok <= size && decision_kind + 6 <= size && purpose + N_PURPOSES <= size &&
               ability + n_abilities <= size && actor + MAX_PLAYERS <= size && target + MAX_PLAYERS <= size &&
               trigger + 3 <= size && trigger_card + n_havok <= size && picks + cs.n_treasures <= size &&
               shown + N_OPTIONS * n_havok <= size && havok_size < size && hijinks_size < size && turn < size;
@@ -73,8 +73,8 @@ void observe(const Game& g, const ObsLayout& L, int seat, float* obs, int8_t* ma
         b[L.restricted] = s.restricted[p];
         b[L.is_current] = p == s.current;
         // the Python observer divides in double precision, then stores a float32
-        b[L.hand_size] = static_cast<float>(static_cast<double>(s.hands[p].size()) / 3.0);
-        b[L.score] = static_cast<float>(g.score(p) / 15.0);
+        b[L.hand_size] = static_cast<float>(static_cast<double>(s.hands[p].size()) / HAND_SIZE);
+        b[L.score] = static_cast<float>(g.score(p) / static_cast<double>(WIN_SCORE));
         for (int k : s.hoards[p]) b[L.hoard + k] += 1;
     }
     for (int k : s.discard) obs[L.discard + k - fh] += 1;
@@ -86,7 +86,7 @@ void observe(const Game& g, const ObsLayout& L, int seat, float* obs, int8_t* ma
     obs[L.hijinks_size] = static_cast<float>(s.hijinks.size() / 40.0);
     obs[L.turn] = static_cast<float>(s.turn / 40.0);
     const Cards& known = s.known[seat];
-    for (size_t i = 0; i < known.size() && i < 3; ++i) obs[L.known_top + i * L.n_havok + known[i]] = 1;
+    for (size_t i = 0; i < known.size() && i < static_cast<size_t>(N_OPTIONS); ++i) obs[L.known_top + i * L.n_havok + known[i]] = 1;
     if (!s.has_pending || s.pending.player != seat) return;
     const Pending& p = s.pending;
     obs[L.decision_kind + p.kind] += 1;
@@ -109,7 +109,7 @@ void observe(const Game& g, const ObsLayout& L, int seat, float* obs, int8_t* ma
         if (ctx.ability != ABSENT) obs[L.ability + ability_index(cs, ctx.ability)] += 1;
         actor = ctx.actor, target = ctx.target;
         if (ctx.has_picks) picks = &ctx.picks;
-        for (size_t i = 0; i < ctx.shown.size() && i < 3; ++i) obs[L.shown + i * L.n_havok + ctx.shown[i]] += 1;
+        for (size_t i = 0; i < ctx.shown.size() && i < static_cast<size_t>(N_OPTIONS); ++i) obs[L.shown + i * L.n_havok + ctx.shown[i]] += 1;
     }
     if (actor >= 0) obs[L.actor + (actor - seat + n) % n] += 1;
     if (target >= 0) obs[L.target + (target - seat + n) % n] += 1;

@@ -582,6 +582,11 @@ nb::object result_to_py(const State& s) {
     return d;
 }
 
+int seat_arg(const PyGame& pg, int seat) {
+    if (seat < 0 || seat >= pg.g->state().n) throw CoreError("no such seat");
+    return seat;
+}
+
 // Replace part of a game's state (tests, hand-edited positions, determinization), then check it.
 void set_field(PyGame& pg, const std::string& name, nb::handle v) {
     State s = pg.g->state();  // a copy: a bad value leaves the game as it was
@@ -643,6 +648,19 @@ NB_MODULE(_core, m) {
     for (const char* name : TYPE_NAMES) types.append(name);
     m.attr("PRIMITIVES") = primitives;  // the effect primitives the core interprets
     m.attr("HIJINKS_TYPES") = types;
+    nb::list purposes, kinds;
+    for (const char* name : PURPOSES) purposes.append(name);
+    nb::dict purpose_kinds;
+    for (int p = 0; p < N_PURPOSES; ++p) purpose_kinds[PURPOSES[p]] = DECISION_KINDS[PURPOSE_KINDS[p]];
+    m.attr("PURPOSE_KINDS") = purpose_kinds;  // purpose -> the kind of decision it is
+    for (const char* name : DECISION_KINDS) kinds.append(name);
+    m.attr("PURPOSES") = purposes;  // the purposes the core asks for, in its order
+    m.attr("DECISION_KINDS") = kinds;
+    // the rulebook's numbers as the core has them (tests hold them to havok_env/constants.py)
+    m.attr("MAX_PLAYERS") = MAX_PLAYERS;
+    m.attr("N_OPTIONS") = N_OPTIONS;
+    m.attr("HAND_SIZE") = HAND_SIZE;
+    m.attr("WIN_SCORE") = WIN_SCORE;
 
     nb::class_<CardTables>(m, "Tables");
     m.def("make_tables", &make_tables, "Card tables from the plain dict engine.py builds.");
@@ -667,12 +685,14 @@ NB_MODULE(_core, m) {
         }, nb::arg("tables"), nb::arg("num_players"), nb::arg("dragons"), nb::arg("seed"),
            nb::arg("log"), nb::arg("advance") = true, nb::rv_policy::take_ownership,
            "A new game; with advance=False it stops right after the deal.")
-        .def_static("load", [](std::shared_ptr<const CardTables> cs, nb::dict d) {
+        .def_static("load", [](std::shared_ptr<const CardTables> cs, nb::dict d, bool advance) {
             State s = state_from_py(*cs, d);
             auto pg = std::make_unique<PyGame>();
-            pg->g = std::make_unique<Game>(std::move(cs), std::move(s));
+            pg->g = std::make_unique<Game>(std::move(cs), std::move(s), advance);
             return pg.release();
-        }, nb::rv_policy::take_ownership, "A game in a saved state (checked, then advanced).")
+        }, nb::arg("tables"), nb::arg("state"), nb::arg("advance") = true, nb::rv_policy::take_ownership,
+           "A game in a saved state, checked; with advance (the default) its cards are checked "
+           "too and it is played on to its next decision.")
         .def("clone", [](const PyGame& self) {
             auto pg = std::make_unique<PyGame>();
             pg->g = std::make_unique<Game>(*self.g);
@@ -716,6 +736,55 @@ NB_MODULE(_core, m) {
             return self.g->crash_choices(p, t);
         })
         .def("check_cards", [](const PyGame& self) { self.g->check_cards(); })
+        .def("trigger", [](const PyGame& self, int fi) {
+            if (fi < 0 || fi >= static_cast<int>(self.g->state().stack.size())) throw CoreError("no such frame");
+            return trigger_to_py(self.g->cards(), self.g->trigger_of(fi));
+        }, "The trigger of the crash window that opens on stack[fi].")
+        // the targeting rules (Game::victims and the rest), for bots through SeatView
+        .def("victims", [](const PyGame& self, int you, int actor, const std::string& sel) {
+            static const char* const names[] = {"opponent", "richer", "richest", "you", "right"};
+            int code = -1;
+            for (int i = 0; i < 5; ++i)
+                if (sel == names[i]) code = i;
+            if (code < 0) throw CoreError("no targeting rule for the victim selector '" + sel + "'");
+            return self.g->victims(seat_arg(self, you), seat_arg(self, actor), code);
+        })
+        .def("thief", [](const PyGame& self, int you, nb::dict op) {
+            return self.g->thief(seat_arg(self, you), parse_op(op));
+        })
+        .def("eligible", [](const PyGame& self, int owner, int max_value, std::vector<int> exclude) {
+            return self.g->eligible(seat_arg(self, owner), max_value, exclude);
+        })
+        .def("trade_gives", [](const PyGame& self, int you, nb::dict op) {
+            return self.g->trade_gives(seat_arg(self, you), parse_op(op));
+        })
+        .def_static("trade_min_give", [](nb::dict op, int take_value) {
+            return Game::trade_min_give(parse_op(op), take_value);
+        })
+        .def("trade_takes", [](const PyGame& self, int you, int victim, nb::dict op) {
+            return self.g->trade_takes(seat_arg(self, you), seat_arg(self, victim), parse_op(op));
+        })
+        .def("trade_gives_for", [](const PyGame& self, int you, int victim, int take, nb::dict op) {
+            if (take < 0 || take >= self.g->cards().n_kinds) throw CoreError("no such card kind");
+            return self.g->trade_gives_for(seat_arg(self, you), seat_arg(self, victim), take, parse_op(op));
+        })
+        .def("candidates", [](const PyGame& self, int you, nb::dict op) {
+            return self.g->candidates(seat_arg(self, you), parse_op(op), false);
+        })
+        .def("salvage_options", [](const PyGame& self, nb::dict op) {
+            return self.g->salvage_options(parse_op(op));
+        })
+        .def("redirect_seats", [](const PyGame& self, int flipper, nb::dict op) {
+            return self.g->redirect_seats(seat_arg(self, flipper), parse_op(op));
+        })
+        .def("tribute_seats", [](const PyGame& self, int you) {
+            auto [giver, taker] = self.g->tribute_seats(seat_arg(self, you));
+            if (giver < 0) return nb::object(nb::none());
+            return nb::object(nb::make_tuple(giver, taker));
+        })
+        .def("pass_seats", [](const PyGame& self, int you, nb::dict op) {
+            return self.g->pass_seats(seat_arg(self, you), parse_op(op));
+        })
         .def("op_usable", [](const PyGame& self, int seat, nb::dict op) {
             if (seat < 0 || seat >= self.g->state().n) throw CoreError("no such seat");
             return self.g->op_usable(seat, parse_op(op));

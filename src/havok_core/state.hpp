@@ -97,6 +97,7 @@ enum Purpose : int {
     P_RESOLVE_WHICH, P_BOTTOM, P_RECALL_PICK, P_PASS_PICK, P_RAID_PICK, P_TRIBUTE_PICK, N_PURPOSES
 };
 extern const char* const PURPOSES[N_PURPOSES];
+extern const int PURPOSE_KINDS[N_PURPOSES];
 
 // The pending decision's context (ability, actor, target, picks, shown; or the crash trigger).
 struct Context {

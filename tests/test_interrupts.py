@@ -1,0 +1,59 @@
+"""Ctrl-C (SIGINT to the process group, as a terminal sends it) or SIGTERM ends evaluate.py and
+train.py's game collection within seconds, whenever it comes: exit code 130, one line on standard
+error, no process left. benchmarks/interrupt_stress.py runs many more tries for the figures."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sys
+
+import pytest
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+sys.path.insert(0, BENCH)
+
+from interrupt_stress import one_try  # noqa: E402
+
+
+def grace() -> float:
+    """Seconds allowed to exit. A tournament exits in well under one, train.py in one or two (the
+    teardown of torch is about a second of CPU); on a machine loaded many times over its cores each
+    second of CPU takes many more (20 s at a load of 12 per core), so the bound grows with the load."""
+    return 10.0 * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+EVALUATE = ["evaluate.py", "--agents", "heuristic", "random", "--games", "1000", "--workers", "2",
+            "--seed", "1", "--no-progress"]
+
+
+def collect(out):
+    # one env in this process: the only pool is the warm start's games (agents/imitation.py)
+    return ["train.py", "--dragon", "fire", "--opponents", "random", "--timesteps", "128", "--n-envs", "1",
+            "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16",
+            "--eval-every", "0", "--final-eval-games", "0", "--bc-games", "1500", "--bc-epochs", "1",
+            "--distill-games", "0", "--logdir", "", "--no-progress", "--out", str(out)]
+
+
+def interrupt_repeatedly(cmd, marker, tries, window, name):
+    rng = random.Random()
+    for k in range(tries):
+        sig = signal.SIGTERM if k == tries - 1 else signal.SIGINT
+        delay = rng.uniform(0, window)
+        limit = grace()
+        r = one_try(cmd, sig, delay, marker, grace=limit, hang=limit)
+        what = f"try {k + 1} ({sig.name} {delay:.2f}s into the work): {r}"
+        assert r["outcome"] != "finished", "the run must outlast the signal: " + what
+        assert r["outcome"] == "clean", what
+        assert r["stderr"] == f"{name}: interrupted\n", what
+
+
+def test_interrupting_a_tournament_with_two_workers():
+    interrupt_repeatedly(EVALUATE, None, tries=10, window=1.5, name="evaluate.py")
+
+
+def test_interrupting_the_game_collection_of_train(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    interrupt_repeatedly(collect(tmp_path / "fire"), "behaviour cloning: ", tries=5, window=1.5,
+                         name="train.py")

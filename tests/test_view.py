@@ -1,0 +1,256 @@
+"""The seat view is the only door from a bot to the game: its action helpers and targeting rules
+agree with the engine, the heuristic judges cards with those rules (and refuses what it cannot
+judge), nothing outside havok_env reaches past a view, and what a seat is shown reads only its
+view."""
+
+import ast
+import dataclasses
+import random
+from pathlib import Path
+
+import pytest
+
+from agents.heuristic import JUDGED, HeuristicAgent, UnjudgedRuleError, _Decision, check_judged
+from havok_env import default_cards
+from havok_env.engine import Game
+from havok_env.view import PeekingView, SeatView
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def random_positions(n, games, seed0=0):
+    """Every decision of a few random games (as clones)."""
+    for g in range(games):
+        game, rng = Game(n, seed=seed0 + g), random.Random(g)
+        while not game.is_over:
+            yield game.clone()
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+
+
+# -- what an action means ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_action_helpers_decode_what_the_engine_encodes(n):
+    game = Game(n, seed=n)
+    cs, lay = game.cards, game.layout
+    hijinks = range(cs.first_hijinks, cs.n_kinds)
+    for seat in range(n):
+        v = SeatView(game, seat)
+        for k in hijinks:
+            assert v.card_of(v.card_action(k)) == k and v.is_card(v.card_action(k))
+            assert v.discard_of(v.discard_action(k)) == k and v.is_discard(v.discard_action(k))
+            assert cs.names[k] in game.action_label(v.card_action(k))
+        assert sorted(v.card_action(k) for k in hijinks) == list(range(lay.PLAY, lay.INNATE_PLAY))
+        assert sorted(v.discard_action(k) for k in hijinks) == list(range(lay.DISCARD, lay.SEAT))
+        assert not any(v.is_card(a) or v.is_discard(a) for a in
+                       (lay.END, lay.INNATE_PLAY, lay.INNATE_CRASH, lay.SEAT, lay.TREASURE))
+        for q in range(n):
+            assert v.seat_of(v.seat_action(q)) == q
+            assert v.seat_action(q) == game.seat_action(seat, q)
+        assert v.seat_action(seat) == lay.SEAT  # relative: 0 is the seat itself
+        for k in range(cs.n_treasures):
+            assert v.treasure_of(v.treasure_action(k)) == k
+        assert [v.option_of(v.option_action(i)) for i in range(3)] == [0, 1, 2]
+        assert v.option_action(0) == lay.OPTION
+
+
+def test_the_targets_the_engine_offers_are_the_views_rules():
+    """Whatever the engine asks, the view's rules (which the heuristic judges with) name the same
+    seats and treasures."""
+    seen = set()
+    for n in (2, 3, 4):
+        for game in random_positions(n, 12, seed0=40 * n):
+            p = game.pending
+            purpose, ctx, seat = p["purpose"], p["context"], p["player"]
+            v = SeatView(game, seat)
+            op = next((o for o in game.ops_for(ctx["ability"], ctx["actor"])
+                       if purpose.startswith(o["op"])), None) if "ability" in ctx else None
+            if purpose in ("steal_from", "break_from", "trade_from"):
+                cands = [q for q in v.victims(seat if op["op"] != "steal" else ctx["actor"],
+                                              ctx["actor"], op.get("victim", "opponent"))
+                         if (v.trade_takes(seat, q, op) if op["op"] == "trade"
+                             else v.eligible(q, op.get("max_value", 1 << 30)))]
+                assert sorted(p["choices"]) == sorted(v.seat_action(q) for q in cands)
+            elif purpose == "trade_take":
+                assert p["choices"] == [v.treasure_action(k)
+                                        for k in v.trade_takes(seat, ctx["target"], op)]
+            elif purpose == "trade_give":
+                assert p["choices"] == [v.treasure_action(k) for k in v.trade_gives_for(
+                    seat, ctx["target"], ctx["picks"][0], op)]
+            elif purpose == "salvage_pick":
+                assert p["choices"] == [v.treasure_action(k) for k in v.salvage_options(op)]
+            else:
+                continue
+            seen.add(purpose)
+    assert {"steal_from", "trade_take", "trade_give", "salvage_pick"} <= seen
+
+
+# -- the heuristic judges with the rules, or refuses ----------------------------------------------
+
+
+def decision(cards=None, n=3):
+    game = Game(n, seed=3, cards=cards)
+    bot = HeuristicAgent()
+    bot.reset(game.to_act, n)
+    d = _Decision(bot, SeatView(game, game.to_act))
+    d.start(game.pending)
+    return game, d
+
+
+def with_ability(cards, kind, **changes):
+    """The card set with the ability of ``kind`` (an event or Hijinks kind) changed."""
+    if cards.is_event(kind):
+        events = list(cards.events)
+        events[kind - cards.first_event] = dataclasses.replace(events[kind - cards.first_event], **changes)
+        return dataclasses.replace(cards, events=events)
+    hijinks = list(cards.hijinks)
+    hijinks[kind - cards.first_hijinks] = dataclasses.replace(hijinks[kind - cards.first_hijinks], **changes)
+    return dataclasses.replace(cards, hijinks=hijinks)
+
+
+REQUIRED = {"draw": {"n": 1}, "foresight": {"n": 2}}  # parameters a primitive cannot do without
+
+
+def judged_op(role, name):
+    op = {"op": name, **REQUIRED.get(name, {})}
+    need = JUDGED[role][name]
+    if need is not None:
+        op[need[0]] = need[2][0]
+    return op
+
+
+def test_every_primitive_the_heuristic_claims_to_judge_has_a_judgement():
+    """Each entry of JUDGED reaches its own branch (an entry without one raises)."""
+    cards = default_cards()
+    play = next(k for k in range(cards.first_hijinks, cards.n_kinds) if cards.card(k).kind == "play")
+    crash = next(k for k in range(cards.first_hijinks, cards.n_kinds) if cards.card(k).kind == "crash")
+    event = cards.first_event
+    steal = cards.kind("Sticky Claws")
+    for role, kind in (("play", play), ("event", event), ("crash", crash)):
+        for name in JUDGED[role]:
+            op = judged_op(role, name)
+            cs = with_ability(cards, kind, effect=(op,), bonus=None, bonus_effect=())
+            game, d = decision(cs)
+            me, other = d.me, (d.me + 1) % d.n
+            if role == "play":
+                assert isinstance(d._estimate(kind, me), float)
+                trig = {"on": "use", "use": "play", "user": other, "ability": kind,
+                        "owners": [me], "picks": list(game.s.hoards[me][:1])}
+                assert isinstance(d.use_gain(trig), float)
+            elif role == "event":
+                assert isinstance(d.event_gain(kind, other), float)
+            else:  # what the crash is triggered by
+                trig = {"on": "use", "use": "play", "user": other, "ability": steal,
+                        "owners": [me], "picks": list(game.s.hoards[me][:1])}
+                if name in ("nullify", "redirect_event"):
+                    trig = {"on": "event", "card": event, "flipper": other}
+                elif name == "redirect_treasure":
+                    trig = {"on": "treasure", "card": 0, "to": other}
+                assert isinstance(d.crash_benefit(d.v.card_action(kind), trig), float)
+
+
+@pytest.mark.parametrize("role, name, change", [
+    ("play", "tribute", {}),  # a primitive the heuristic judges only on events
+    ("play", "steal", {"thief": "right"}),  # someone else would pick the targets
+    ("event", "trade", {}),
+    ("event", "break", {"victim": "opponent"}),  # the heuristic assumes you break your own
+    ("crash", "restrict", {}),
+    ("crash", "tire", {"who": "you"}),
+])
+def test_the_heuristic_refuses_a_card_it_cannot_judge(role, name, change):
+    cards = default_cards()
+    kinds = {"play": cards.kind("Sticky Claws"), "event": cards.first_event,
+             "crash": next(k for k in range(cards.first_hijinks, cards.n_kinds)
+                           if cards.card(k).kind == "crash")}
+    op = {"op": name, **REQUIRED.get(name, {}), **change}
+    cs = with_ability(cards, kinds[role], effect=(op,), bonus=None, bonus_effect=())
+    with pytest.raises(UnjudgedRuleError, match=repr(name)):
+        check_judged(cs)
+    game = Game(2, seed=0, cards=cs)
+    bot = HeuristicAgent()
+    bot.reset(game.to_act, 2)
+    with pytest.raises(UnjudgedRuleError):  # at its first decision, not when the card turns up
+        bot.choose(SeatView(game, game.to_act))
+    check_judged(cards)  # the real cards are all judged
+
+
+def test_the_heuristic_answers_every_decision_and_refuses_one_it_does_not_know():
+    from havok_env.decisions import PURPOSES
+
+    assert [p for p in PURPOSES if not hasattr(_Decision, "d_" + p)] == []
+    game, d = decision()
+    d.start({**game.pending, "purpose": "mystery", "choices": [0, 1]})
+    with pytest.raises(UnjudgedRuleError, match="'mystery'"):
+        d.run()
+
+
+def test_a_peeking_view_names_what_it_peeks_at():
+    game = Game(2, seed=1)
+    with pytest.raises(ValueError, match="peek must be one of hands, crash, all"):
+        PeekingView(game, 0, "everything")
+    v = PeekingView.behind(SeatView(game, 1), "all")
+    assert v.seat == 1 and v.determinize(random.Random(0)).snapshot() == game.snapshot()
+
+
+# -- the only door ------------------------------------------------------------------------------
+
+
+def outside_files():
+    """The Python files of everything but the engine package and the tests."""
+    skip = {".venv", "havok_env", "tests", "build", ".git"}
+    return sorted(p for p in ROOT.rglob("*.py") if not skip & set(p.relative_to(ROOT).parts))
+
+
+def test_nothing_outside_havok_env_reaches_past_a_seat_view():
+    """No bot, the human player, a benchmark or a script reads a view's game (``._game``,
+    ``._s``, or by name); only the luck measurement looks behind a view, and it says so
+    (``PeekingView``)."""
+    files = outside_files()
+    assert {"human.py", "heuristic.py", "luck_cap.py", "evaluate.py"} <= {p.name for p in files}
+    reached, peeking = [], set()
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            name = node.attr if isinstance(node, ast.Attribute) else \
+                node.value if isinstance(node, ast.Constant) else \
+                node.id if isinstance(node, ast.Name) else None
+            if name in ("_game", "_s"):
+                reached.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if name == "PeekingView":
+                peeking.add(str(path.relative_to(ROOT)))
+    assert reached == []
+    assert peeking <= {"benchmarks/luck_cap.py"}
+
+
+def test_a_seat_is_shown_the_same_table_in_every_world_it_cannot_tell_apart():
+    """The text rendering (env render, the human player's table, question and choices) reads only
+    the seat's view: determinized worlds, which change what the seat cannot see, render alike."""
+    from agents.human import HumanAgent
+    from havok_env.render import describe_table
+
+    tried = differ = 0
+    for n in (2, 3, 4):
+        game, rng = Game(n, seed=60 + n, log=True), random.Random(n)
+        for step in range(120):
+            if game.is_over:
+                break
+            if step % 7 == 0:
+                me = game.to_act
+                human = HumanAgent(output=None)
+                human.reset(me, n)
+                view = SeatView(game, me)
+                seen = (describe_table(view), human.table_text(view), human._question(view),
+                        [human.label(view, a) for a in view.legal_actions()])
+                for w in range(3):
+                    world = view.determinize(random.Random(w))
+                    other = SeatView(world, me)
+                    assert (describe_table(other), human.table_text(other), human._question(other),
+                            [human.label(other, a) for a in other.legal_actions()]) == seen
+                    # the same world shown to another seat differs (its hand was resampled)
+                    q = (me + 1) % n
+                    differ += describe_table(SeatView(world, q)) != describe_table(SeatView(game, q))
+                    tried += 1
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+    assert tried >= 30 and differ >= tried // 2
