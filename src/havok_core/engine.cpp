@@ -449,16 +449,21 @@ Trigger Game::trigger_of(int fi) const {
     return trig;
 }
 
+// Opens the crash window on frame ``fi`` (its step already moved past the window).
+int Game::open_window(int fi) {
+    Frame w;
+    w.f = F_WINDOW;
+    w.trig = trigger_of(fi);
+    s_.stack.push_back(std::move(w));
+    return CONTINUE;
+}
+
 int Game::run_havok(int fi) {
     const CardTables& cs = *cards_;
     int card = frame(fi).card;
     if (frame(fi).step == 0) {
         frame(fi).step = 1;
-        Frame w;
-        w.f = F_WINDOW;
-        w.trig = trigger_of(fi);
-        s_.stack.push_back(std::move(w));
-        return CONTINUE;
+        return open_window(fi);
     }
     if (cs.is_treasure(card)) {
         Frame& fr = frame(fi);
@@ -515,11 +520,7 @@ int Game::run_use(int fi) {
                 break;
             }
         frame(fi).step = 1;
-        Frame w;
-        w.f = F_WINDOW;
-        w.trig = trigger_of(fi);
-        s_.stack.push_back(std::move(w));
-        return CONTINUE;
+        return open_window(fi);
     }
     if (frame(fi).step == 1) {
         if (frame(fi).canceled) {

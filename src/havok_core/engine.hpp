@@ -106,6 +106,7 @@ private:
     int run_havok(int fi);
     int run_use(int fi);
     int run_window(int fi);
+    int open_window(int fi);
     int run_ops(int fi, const std::vector<Op>& ops);
     bool triggered(int ref, int p, const Trigger& trig) const;
     bool changes_event(int ref, int p, const Trigger& trig) const;
