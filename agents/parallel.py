@@ -59,7 +59,7 @@ class RemoteTraceback(Exception):
 
 
 @contextmanager
-def _signals_blocked():
+def signals_blocked():
     # A process started now inherits the mask, so no interrupt reaches it before it ignores them;
     # here they wait until the worker is registered with its pool.
     if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
@@ -78,13 +78,20 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _worker(conn, parent: int | None, initializer, initargs) -> None:
+def leave_interrupts_to_parent(parent: int | None = None) -> None:
+    """Run first in a worker process: ignore SIGINT and SIGTERM (unblocking them, as a worker
+    started under :func:`signals_blocked` has them blocked) and exit within half a second once
+    the process ``parent`` (by default the worker's parent) has gone."""
     for s in _SIGNALS:
         signal.signal(s, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
-    # a forkserver's child watches the server, which ends with the parent
     threading.Thread(target=_watch_parent, args=(parent or os.getppid(),), daemon=True).start()
+
+
+def _worker(conn, parent: int | None, initializer, initargs) -> None:
+    # a forkserver's child watches the server, which ends with the parent
+    leave_interrupts_to_parent(parent)
     failed = None
     if initializer is not None:
         try:
@@ -134,7 +141,7 @@ class Pool:
         try:
             for _ in range(max(1, workers)):
                 here, there = ctx.Pipe()
-                with _signals_blocked():
+                with signals_blocked():
                     p = ctx.Process(target=_worker, args=(there, parent, initializer, initargs), daemon=True)
                     p.start()
                     self._procs.append(p)

@@ -18,9 +18,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures as cf
 import multiprocessing as mp
+import os
 from collections import OrderedDict
 
 from agents import make_agent
+from agents.parallel import leave_interrupts_to_parent, signals_blocked
 from havok_env.engine import Game
 from havok_env.observe import Observer
 from havok_env.view import SeatView
@@ -111,7 +113,13 @@ class BotPool:
             if self.inline:
                 pool = cf.ThreadPoolExecutor(1, thread_name_prefix=f"bot-{spec}")
             else:
-                pool = cf.ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"))
+                # Ctrl-C reaches the whole process group: the server shuts down and ends its
+                # workers, which ignore the signals (blocked until they do) and leave when it has gone
+                pool = cf.ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"),
+                                              initializer=leave_interrupts_to_parent,
+                                              initargs=(os.getpid(),))
+                with signals_blocked():
+                    pool.submit(int)  # starts the worker now
             self._pools[key] = pool
         return pool
 
@@ -144,6 +152,13 @@ class BotPool:
                 raise BotError(f"the {spec} bot failed: {type(e).__name__}: {e}") from None
 
     def close(self) -> None:
+        """End the workers at once, a bot in the middle of a decision too (its game is stored up
+        to the human's last action and replays from there)."""
         for pool in self._pools.values():
+            procs = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
+            for p in procs:
+                p.kill()
+            for p in procs:
+                p.join()
         self._pools.clear()
