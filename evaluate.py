@@ -79,11 +79,11 @@ import sys
 from collections import Counter, defaultdict
 
 from agents import AgentSpecError, make_agent
-from agents.parallel import Pool, handle_interrupts
 from agents.runner import play_game
-from agents.stats import wilson
 from havok_env.cards import CardDataError, default_cards
 from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS, PLAYER_COUNTS, is_player_count
+from training.parallel import Pool, handle_interrupts
+from training.stats import wilson
 
 DEFAULT_LEDGER = os.path.join("results", "human_games.jsonl")
 DEFAULT_GAMES = 100

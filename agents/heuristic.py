@@ -120,6 +120,7 @@ class HeuristicAgent(Agent):
     """
 
     name = "heuristic"
+    SPEC_FORMS = ("heuristic",)
 
     def __init__(self):
         self.seat = 0

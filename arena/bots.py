@@ -22,18 +22,14 @@ import os
 from collections import OrderedDict
 
 from agents import make_agent
-from agents.parallel import leave_interrupts_to_parent, signals_blocked
+from agents.runner import agent_seed
 from havok_env.engine import Game
 from havok_env.observe import Observer
 from havok_env.view import SeatView
+from training.parallel import leave_interrupts_to_parent, signals_blocked
 
 CACHE = 256  # live games kept per worker
 _SESSIONS: "OrderedDict[tuple, _Session]" = OrderedDict()
-
-
-def agent_seed(game_seed: int, seat: int) -> int:
-    """The seed a bot in ``seat`` is reset with (the tournament runner's formula)."""
-    return (game_seed * 1_000_003 + seat) & ((1 << 63) - 1)
 
 
 class _Session:

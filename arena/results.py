@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from agents.stats import wilson
+from training.stats import wilson
 from havok_env.engine import Game
 
 

@@ -35,7 +35,7 @@ for p in (ROOT, os.path.dirname(os.path.abspath(__file__))):
 from balance import dragon_orders, pct, play, run_games, wilson
 
 from agents import make_agent
-from agents.parallel import run_script
+from training.parallel import run_script
 
 DEFAULT_PAIRS = ["heuristic:random", "search:heuristic", "search:random"]
 

@@ -15,7 +15,8 @@ import pytest
 
 from agents import AgentSpecError, make_agent, play_game
 from agents import policy
-from agents.policy import PolicyAgent, expected_tensors, make_pool, read_meta
+from agents.policy import PolicyAgent, expected_tensors, read_meta
+from training.selfplay import make_pool
 from havok_env.wrappers import ENV_VERSION
 from model_files import hostile_zip, payload, record, weights, write_model
 

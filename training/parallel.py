@@ -1,5 +1,5 @@
 """Worker pools that end at once when the run is interrupted (what train.py, evaluate.py,
-agents/imitation.py and the benchmarks play their games in).
+training/imitation.py and the benchmarks play their games in).
 
 ``multiprocessing.Pool`` did not survive Ctrl-C: the terminal sends SIGINT to the whole process
 group, every worker printed a KeyboardInterrupt traceback, and a worker that died holding one of
@@ -14,7 +14,7 @@ forever, the workers zombies under a sleeping parent. Here:
   everywhere, rather than Linux's parent-death signal);
 * a pool ends by SIGKILL to its workers, which are then reaped: when the ``with`` block is left
   by an exception (KeyboardInterrupt included), when a job fails, and at exit for a pool still
-  open (a pool driven from a background thread, as :class:`agents.imitation.Collection` does).
+  open (a pool driven from a background thread, as :class:`training.imitation.Collection` does).
   Left normally, the block lets the idle workers exit and reaps them.
 
 Scripts call :func:`handle_interrupts` first: SIGTERM then interrupts as SIGINT does (a
