@@ -474,7 +474,8 @@ def run(args) -> dict:
         cb.model = model
         cb.run_eval(log=False)  # the warm start's strength: the curve's first point (0 PPO steps)
     _say(args, f"training {dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}"
-               f"{' + self-play' if args.self_play else ''}: {args.timesteps:,} steps in {n_envs} envs -> {out}.safetensors")
+               f"{' + self-play' if args.self_play else ''}: {args.timesteps:,} steps in {n_envs} envs "
+               f"-> {out}.safetensors")
     model.learn(total_timesteps=args.timesteps, callback=cb, progress_bar=not (args.no_progress or args.quiet),
                 reset_num_timesteps=not args.resume, tb_log_name=f"{dragon.affinity}_{players}p")
     venv.close()

@@ -312,7 +312,7 @@ def _wrap(line: str, width: int) -> str:
 
 def _trigger_text(view, trig: dict, me: int) -> str:
     cs = view.cards
-    name = lambda p: "You" if p == me else view.seat_name(p)  # noqa: E731
+    name = lambda p: "You" if p == me else view.seat_name(p)  # noqa: E731 - a small local helper
     on = trig.get("on")
     try:
         if on == "event":

@@ -28,8 +28,11 @@ def shown_url(url: str) -> str:
     """The database URL with its password hidden, for the console."""
     try:
         import sqlalchemy as sa
+    except ImportError:
+        return url
+    try:
         return sa.engine.make_url(url).render_as_string(hide_password=True)
-    except Exception:
+    except (ValueError, sa.exc.ArgumentError):  # not a URL (a bad port is a ValueError): as given
         return url
 
 

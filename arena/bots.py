@@ -126,7 +126,7 @@ class BotPool:
         for spec, fut in futures:
             try:
                 fut.result()
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - any failure to load is one line, with its type
                 raise BotError(f"cannot load agent {spec!r}: {type(e).__name__}: {e}") from None
 
     async def moves(self, gid: int, spec: str, seed: int, options: dict, human_seat: int,
@@ -144,7 +144,7 @@ class BotPool:
                 pool.shutdown(wait=False, cancel_futures=True)
                 if attempt:
                     raise BotError(f"the {spec} bot's worker died twice") from None
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - a bot's failure is one line, with its type
                 raise BotError(f"the {spec} bot failed: {type(e).__name__}: {e}") from None
 
     def close(self) -> None:

@@ -66,7 +66,7 @@ def as_action(action) -> int:
     if action.__class__ is int:
         return action
     try:
-        if isinstance(action, bool) or getattr(action, "dtype", None) == bool \
+        if isinstance(action, bool) or getattr(getattr(action, "dtype", None), "kind", None) == "b" \
                 or int(action) != action:
             raise ValueError
         return int(action)
@@ -701,7 +701,7 @@ class Game:
     def snapshot(self) -> dict:
         """A JSON-serialisable picture of the whole game; card lists hold names, decks top first."""
         s, names = self.s, self.cards.names
-        nm = lambda ks: [names[k] for k in ks]  # noqa: E731
+        nm = lambda ks: [names[k] for k in ks]  # noqa: E731 - a small local helper
         p = s.pending
         return {
             "version": 1,

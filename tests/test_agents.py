@@ -187,7 +187,7 @@ def test_search_budget_is_simulated_decisions():
             spent = []
             rollout = bot.rollout
 
-            def counted(game):
+            def counted(game, rollout=rollout, spent=spent, bot=bot):
                 value = rollout(game)
                 spent.append(WORLD_COST + bot._steps)
                 return value

@@ -73,3 +73,27 @@ def test_imports_run_one_way():
         bad = imports(path) & below.get(top, set())
         wrong += [f"{name} imports {m}" for m in sorted(bad)]
     assert wrong == []
+
+
+def test_bots_decode_actions_through_the_seat_view():
+    # an action's offset inside its block (engine.ActionLayout) is the view's business
+    # (SeatView.card_of, seat_of, treasure_of, option_of...): no bot counts from a block's start
+    offsets = re.compile(r"\.(PLAY|DISCARD|SEAT|TREASURE|OPTION)\b")
+    found = [f"{name}: {m.group(0)}" for name, path in sources()
+             if name.startswith(("agents/", "arena/")) for m in offsets.finditer(read(path))]
+    assert found == []
+
+
+def test_the_lint_passes():
+    # the rules of pyproject.toml's [tool.ruff], which .ci/run checks before the tests
+    import shutil
+    import subprocess
+    import sys
+
+    import pytest
+
+    ruff = shutil.which("ruff") or shutil.which("ruff", path=os.path.dirname(sys.executable))
+    if ruff is None:
+        pytest.skip("ruff is not installed (pip install -e '.[dev]')")
+    p = subprocess.run([ruff, "check", "--no-cache", "--quiet", ROOT], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import time
-import zipfile
 
 import numpy as np
 import pytest

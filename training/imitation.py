@@ -2,8 +2,9 @@
 
 ``collect(...)`` plays games with :func:`agents.runner.play_game` (the bare engine: fast, no env,
 no PettingZoo) in which the *teacher* (by default the heuristic bot) sits in the learner's seat,
-with the learner's dragon, against the training opponents, seats rotated. At every decision of the learner's seat with more
-than one legal action it records the seat's observation, action mask and the teacher's action, the
+with the learner's dragon, against the training opponents, seats rotated. At every decision of the
+learner's seat with more than one legal action it records the seat's observation, action mask and
+the teacher's action, the
 teacher's value estimate of every legal action if it has them (the search bot's ``action_values()``),
 and the learner's discounted final reward (for the value network).
 
@@ -114,7 +115,7 @@ class Collection:
                 self.parts.append(part)
                 if self.progress:
                     self.progress(done, self.games)
-        except BaseException as e:  # re-raised by result(), in the caller's thread
+        except BaseException as e:  # noqa: BLE001 - re-raised by result(), in the caller's thread
             self._error = e
         finally:
             if pool is not None and self._error is not None:

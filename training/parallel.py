@@ -96,7 +96,7 @@ def _worker(conn, parent: int | None, initializer, initargs) -> None:
     if initializer is not None:
         try:
             initializer(*initargs)
-        except Exception as e:  # every job then fails with it
+        except Exception as e:  # noqa: BLE001 - every job then fails with it, in the parent
             failed = (e, traceback.format_exc())
     while True:
         try:
@@ -111,13 +111,13 @@ def _worker(conn, parent: int | None, initializer, initargs) -> None:
         else:
             try:
                 out = (index, True, [fn(job) for job in batch])
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - raised again in the parent
                 out = (index, False, (e, traceback.format_exc()))
         try:
             conn.send(out)
         except OSError:  # the parent has gone
             return
-        except Exception as e:  # a result or an exception that cannot be pickled
+        except Exception as e:  # noqa: BLE001 - a result or an exception that cannot be pickled
             error = WorkerError(f"the result of batch {index} cannot be sent back: {type(e).__name__}: {e}")
             conn.send((index, False, (error, traceback.format_exc())))
 

@@ -20,7 +20,7 @@ def _play_chunk(args) -> tuple[int, int, int]:
     if isinstance(learner, str):
         learner = make_agent(learner)
     opps = [make_agent(opp_spec) for _ in range(players - 1)]
-    w = d = l = 0
+    w = d = lost = 0
     for g in range(lo, hi):
         seat = g % players  # seats rotated
         table = opps[:seat] + [learner] + opps[seat:]
@@ -33,8 +33,8 @@ def _play_chunk(args) -> tuple[int, int, int]:
         elif seat in winners:
             d += 1
         else:
-            l += 1
-    return w, d, l
+            lost += 1
+    return w, d, lost
 
 
 def evaluate(learner, opp_spec: str, dragon: str, players: int, games: int, seed: int,
@@ -49,9 +49,9 @@ def evaluate(learner, opp_spec: str, dragon: str, players: int, games: int, seed
     else:
         with Pool(workers, context="fork") as pool:
             parts = pool.map(_play_chunk, jobs)
-    w, d, l = (sum(x[i] for x in parts) for i in range(3))
+    w, d, lost = (sum(x[i] for x in parts) for i in range(3))
     lo, hi = wilson(w, games)
-    return {"opponent": opp_spec, "games": games, "wins": w, "draws": d, "losses": l,
+    return {"opponent": opp_spec, "games": games, "wins": w, "draws": d, "losses": lost,
             "win_rate": w / games, "ci95": [lo, hi]}
 
 
