@@ -79,11 +79,11 @@ import sys
 from collections import Counter, defaultdict
 
 from agents import AgentSpecError, make_agent
-from agents.parallel import Pool, handle_interrupts
 from agents.runner import play_game
-from agents.stats import wilson
 from havok_env.cards import CardDataError, default_cards
 from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS, PLAYER_COUNTS, is_player_count
+from training.parallel import Pool, handle_interrupts
+from training.stats import wilson
 
 DEFAULT_LEDGER = os.path.join("results", "human_games.jsonl")
 DEFAULT_GAMES = 100
@@ -351,7 +351,7 @@ def _build_agents(specs: list[str], factory, human_kwargs: dict | None = None) -
                 agents.append(factory(spec))
         except AgentSpecError as e:
             raise EvalError(str(e)) from None
-        except Exception as e:  # an unreadable model, a missing dependency
+        except Exception as e:  # noqa: BLE001 - an unreadable model, a missing dependency: one line
             raise EvalError(f"cannot load agent {spec!r}: {type(e).__name__}: {e}") from None
     return agents
 
@@ -520,7 +520,7 @@ def _after_human_game(job, record, specs, agents, humans, ledger, seed):
         game = Game(seed=record["seed"], log=True, **record["options"])
         for a in record["actions"]:
             game.apply(a)
-    except Exception:  # pragma: no cover - replays are exact; the screen is a courtesy
+    except ValueError:  # pragma: no cover - replays are exact; the screen is a courtesy
         game = None
     seated = [i for i in job["seats"]]
     for i in humans:
@@ -672,7 +672,7 @@ def _pct(x: float) -> str:
 
 def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
     widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows)]
-    fmt = lambda row: "  ".join(  # noqa: E731
+    fmt = lambda row: "  ".join(  # noqa: E731 - a small local helper
         str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
     return "\n".join([fmt(headers), "  ".join("-" * w for w in widths)] + [fmt(r) for r in rows])
 
@@ -1071,7 +1071,7 @@ def check_ledger_entry(e, verify: bool = True) -> None:
     if sorted(winners) != [p for p in range(n) if scores[p] == max(scores)]:
         raise LedgerLineError("result.winners must be the seats with the best score")
     _text(result["reason"], "result.reason")
-    turns = _int(e["turns"], "turns", 0, 1_000_000)
+    _int(e["turns"], "turns", 0, 1_000_000)
     if "decisions" in e and _int(e["decisions"], "decisions") != len(actions):
         raise LedgerLineError(f"decisions is {e['decisions']} but there are {len(actions)} actions")
     if "dragons" in e:
@@ -1123,7 +1123,7 @@ def summarise_ledger(entries: list[dict]) -> dict:
         d["opp_hoard"] += opp_hoard
         d["turns"] += turns
 
-    blank = lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "hoard": 0, "opp_hoard": 0.0,  # noqa: E731
+    blank = lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "hoard": 0, "opp_hoard": 0.0,  # noqa: E731 - a small local helper
                      "turns": 0}
     for e in entries:
         winners = set(e["result"]["winners"])
@@ -1188,14 +1188,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="evaluate.py",
         description="Tournaments between bots, trained agents and humans; the human benchmark ledger.",
         epilog="Agent specs: random, heuristic, search, search:BUDGET[:heuristic-picks], pretrained:NAME, "
-               "a saved model path (.safetensors or .json), human or human:NAME. Without --agents, --ledger PATH summarises the "
+               "a saved model path (.safetensors or .json), human or human:NAME. Without --agents, "
+               "--ledger PATH summarises the "
                "human games. Dragons: an agent with a fixed dragon keeps it in every seat of the "
                "seat rotation (same shuffles every rotation: duplicate deals stay); at its table "
                "the other agents rotate over the dragons nobody fixed, each playing each of them "
-               "equally often over 24 deals (with the four dragons); with nothing fixed the dragons stay by seat within a "
+               "equally often over 24 deals (with the four dragons); with nothing fixed the dragons "
+               "stay by seat within a "
                "deal and rotate between deals.")
     p.add_argument("--agents", nargs="+", metavar="SPEC", help="the agents of the tournament")
-    p.add_argument("--players", type=int, help=f"seats per game ({MIN_PLAYERS}-{MAX_PLAYERS}; default: the number of agents)")
+    p.add_argument("--players", type=int,
+                   help=f"seats per game ({MIN_PLAYERS}-{MAX_PLAYERS}; default: the number of agents)")
     p.add_argument("--games", type=int,
                    help=f"total games, rounded up to whole deals (default {DEFAULT_GAMES}; "
                         "with a human: one deal)")

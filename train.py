@@ -6,7 +6,7 @@
     python train.py --dragon fire --self-play     # bots mixed with frozen snapshots of itself
     python train.py --dragon fire --resume        # continue the run of models/fire
 
-By default the policy network is warm-started in two imitation stages (``agents/imitation.py``:
+By default the policy network is warm-started in two imitation stages (``training/imitation.py``:
 a teacher bot plays in the learner's seat, its choices are imitated by cross-entropy on the masked
 logits and the value head is fitted to the outcomes): behaviour cloning of the heuristic bot on
 ``--bc-games`` games, then distillation of the search bot, which beats the heuristic, on
@@ -33,10 +33,10 @@ import sys
 import time
 from functools import partial
 
-from agents.parallel import Pool, handle_interrupts
-from agents.stats import wilson
 from havok_env.cards import CardDataError, default_cards
 from havok_env.constants import PLAYER_COUNTS, is_player_count
+from training.parallel import handle_interrupts
+from training.winrate import evaluate, fmt_eval
 
 # Defaults of the documented run (docs/TRAINING.md).
 DEFAULTS = dict(
@@ -145,57 +145,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="print only the final summary")
     return p
-
-
-# -- evaluation ------------------------------------------------------------------------------------
-
-def _play_chunk(args) -> tuple[int, int, int]:
-    """Play games ``range(lo, hi)`` of an evaluation; returns (wins, draws, losses)."""
-    learner, opp_spec, dragon, players, seed, lo, hi = args
-    from agents import make_agent
-    from agents.runner import play_game
-    if isinstance(learner, str):
-        learner = make_agent(learner)
-    opps = [make_agent(opp_spec) for _ in range(players - 1)]
-    w = d = l = 0
-    for g in range(lo, hi):
-        seat = g % players  # seats rotated
-        table = opps[:seat] + [learner] + opps[seat:]
-        dragons = [None] * players
-        dragons[seat] = dragon
-        rec = play_game(table, seed=seed + g, dragons=dragons)
-        winners = rec["result"]["winners"]
-        if winners == [seat]:
-            w += 1
-        elif seat in winners:
-            d += 1
-        else:
-            l += 1
-    return w, d, l
-
-
-def evaluate(learner, opp_spec: str, dragon: str, players: int, games: int, seed: int,
-             workers: int = 1) -> dict:
-    """Win rate of ``learner`` (an agent or a spec) against ``opp_spec`` over ``games`` games with
-    the learner's seat rotated; games run in ``workers`` processes."""
-    workers = max(1, min(workers, games // 50 or 1))
-    bounds = [games * i // workers for i in range(workers + 1)]
-    jobs = [(learner, opp_spec, dragon, players, seed, bounds[i], bounds[i + 1]) for i in range(workers)]
-    if workers == 1:
-        parts = [_play_chunk(jobs[0])]
-    else:
-        with Pool(workers, context="fork") as pool:
-            parts = pool.map(_play_chunk, jobs)
-    w, d, l = (sum(x[i] for x in parts) for i in range(3))
-    lo, hi = wilson(w, games)
-    return {"opponent": opp_spec, "games": games, "wins": w, "draws": d, "losses": l,
-            "win_rate": w / games, "ci95": [lo, hi]}
-
-
-def fmt_eval(r: dict) -> str:
-    return (f"vs {r['opponent']:<10} win {100 * r['win_rate']:5.1f}% "
-            f"[{100 * r['ci95'][0]:.1f}, {100 * r['ci95'][1]:.1f}] "
-            f"({r['wins']:,} wins, {r['draws']:,} draws, {r['games']:,} games)")
 
 
 # -- helpers -----------------------------------------------------------------------------------------
@@ -344,9 +293,10 @@ def run(args) -> dict:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     from agents import make_agent, sb3_model
-    from agents.policy import FORMAT, PolicyAgent, make_pool, read_record
+    from agents.policy import FORMAT, PolicyAgent, read_record
     from havok_env.version import ENV_VERSION
     from havok_env.wrappers import SingleAgentEnv, make_env
+    from training.selfplay import make_pool
 
     t0 = time.time()
     dragon, n_envs, out = cfg["dragon"], cfg["n_envs"], cfg["out"]
@@ -396,7 +346,7 @@ def run(args) -> dict:
 
     def start_imitation(stage: str, games: int, teacher: str, seed: int):
         """Start playing a warm-start stage's games: ``teacher`` in the learner's seat."""
-        from agents.imitation import Collection
+        from training.imitation import Collection
         t1 = time.time()
         _say(args, f"{stage}: {games:,} games of {teacher} as {dragon.name} ...")
         marks = [games * i // 10 for i in range(1, 10)]  # report every tenth of the games
@@ -413,7 +363,7 @@ def run(args) -> dict:
 
     def finish_imitation(started, epochs: int, temperature: float = 0.0, threads: int = 1) -> dict:
         """Wait for a stage's games, then fit its decisions (on ``threads`` torch threads)."""
-        from agents.imitation import pretrain
+        from training.imitation import pretrain
         stage, games, teacher, t1 = (started[k] for k in ("stage", "games", "teacher", "t1"))
         data = started["job"].result()
         played = time.time() - t1
@@ -524,7 +474,8 @@ def run(args) -> dict:
         cb.model = model
         cb.run_eval(log=False)  # the warm start's strength: the curve's first point (0 PPO steps)
     _say(args, f"training {dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}"
-               f"{' + self-play' if args.self_play else ''}: {args.timesteps:,} steps in {n_envs} envs -> {out}.safetensors")
+               f"{' + self-play' if args.self_play else ''}: {args.timesteps:,} steps in {n_envs} envs "
+               f"-> {out}.safetensors")
     model.learn(total_timesteps=args.timesteps, callback=cb, progress_bar=not (args.no_progress or args.quiet),
                 reset_num_timesteps=not args.resume, tb_log_name=f"{dragon.affinity}_{players}p")
     venv.close()

@@ -5,50 +5,43 @@
 :data:`agents.search.HEURISTIC_PICKS` to the heuristic), ``human``, the path of a model saved
 by ``train.py`` (``models/fire.safetensors`` or its ``.json``), or ``pretrained:NAME`` for a model
 the package ships (``pretrained:fire``; see :mod:`agents.policy`).
+
+A new bot is one file with an :class:`Agent` subclass (its ``from_spec`` reads the spec's settings,
+if it has any; its ``SPEC_FORMS`` name the specs) and one line in :data:`AGENTS`.
 """
 
 from __future__ import annotations
 
-from .base import Agent
+import importlib
+
+from .base import Agent, AgentSpecError
 from .runner import play_game
 
-__all__ = ["Agent", "make_agent", "play_game", "AgentSpecError"]
+__all__ = ["Agent", "make_agent", "play_game", "AgentSpecError", "AGENTS"]
+
+# spec name (before the first ":") -> "module:class" of the agent; imported when first asked for
+AGENTS = {
+    "random": "agents.random_agent:RandomAgent",
+    "heuristic": "agents.heuristic:HeuristicAgent",
+    "search": "agents.search:SearchAgent",
+    "human": "agents.human:HumanAgent",
+}
 
 
-class AgentSpecError(ValueError):
-    """An agent spec that names no agent, or a model that cannot be loaded."""
+def agent_class(name: str) -> type[Agent]:
+    """The agent class registered as ``name`` in :data:`AGENTS`."""
+    module, _, cls = AGENTS[name].partition(":")
+    return getattr(importlib.import_module(module), cls)
 
 
 def make_agent(spec: str, **kwargs) -> Agent:
     spec = str(spec).strip()
     name, _, arg = spec.partition(":")
-    if name == "random":
-        from .random_agent import RandomAgent
-        return RandomAgent()
-    if name == "heuristic":
-        from .heuristic import HeuristicAgent
-        return HeuristicAgent()
-    if name == "search":
-        from .search import SearchAgent
-        arg, _, option = arg.partition(":")
-        if option not in ("", "heuristic-picks"):
-            raise AgentSpecError(f"agent spec {spec!r}: unknown search option {option!r}; "
-                                 "the only one is heuristic-picks")
-        budget = None
-        if arg:
-            try:
-                budget = int(arg)
-            except ValueError:
-                raise AgentSpecError(f"agent spec {spec!r}: the search budget must be an integer") from None
-            if budget < 1:
-                raise AgentSpecError(f"agent spec {spec!r}: the search budget must be at least 1")
-        return SearchAgent(simulations=budget, heuristic_picks=bool(option))
-    if name == "human":
-        from .human import HumanAgent
-        return HumanAgent(**kwargs)
+    if name in AGENTS:
+        return agent_class(name).from_spec(spec, arg, **kwargs)
     from .policy import PolicyAgent, is_model_spec
     if is_model_spec(spec):  # an old .zip is refused unread, with how to convert it
         return PolicyAgent.load(spec)
-    raise AgentSpecError(f"unknown agent {spec!r}; use random, heuristic, search, search:BUDGET, "
-                         "search:BUDGET:heuristic-picks, human, pretrained:NAME "
+    forms = [form for n in AGENTS for form in agent_class(n).SPEC_FORMS]
+    raise AgentSpecError(f"unknown agent {spec!r}; use {', '.join(forms)}, pretrained:NAME "
                          "or the path of a saved model (.safetensors)")

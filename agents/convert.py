@@ -20,6 +20,8 @@ import json
 import os
 import sys
 
+from .base import AgentSpecError
+
 WARNING = "this unpickles {path}, which runs any code the file names: use it only on a file you trust"
 
 
@@ -27,7 +29,6 @@ def convert(old: str, new: str) -> dict:
     """Convert ``old`` (an SB3 .zip, trusted) to ``new`` (without extension); returns the record."""
     from sb3_contrib import MaskablePPO
 
-    from . import AgentSpecError
     from . import sb3_model
     from .policy import META_KEYS, PolicyAgent, check_record
 
@@ -63,7 +64,6 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     new = args.new[:-12] if args.new.endswith(".safetensors") else args.new
     print("agents.convert: " + WARNING.format(path=args.old), file=sys.stderr)
-    from . import AgentSpecError
     try:
         rec = convert(args.old, new)
     except ImportError as e:

@@ -120,6 +120,7 @@ class HeuristicAgent(Agent):
     """
 
     name = "heuristic"
+    SPEC_FORMS = ("heuristic",)
 
     def __init__(self):
         self.seat = 0
@@ -834,7 +835,8 @@ class _Decision:
     def d_flip_or_not(self, choices, ctx):
         known = self.v.known_top
         g = self.card_gain(known[0], self.me) if known else self.flip_gain(self.me)
-        return self.lay.OPTION if g > 0 and self.lay.OPTION in choices else self.lay.END
+        flip = self.v.option_action(0)  # the first option: flip it
+        return flip if g > 0 and flip in choices else self.lay.END
 
     def d_resolve_which(self, choices, ctx):
         shown = ctx.get("shown", [])

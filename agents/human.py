@@ -52,6 +52,12 @@ class HumanQuit(Exception):
 class HumanAgent(Agent):
     """A person at the terminal. ``HumanAgent(input=None, output=None, name="human", width=None)``."""
 
+    SPEC_FORMS = ("human",)
+
+    @classmethod
+    def from_spec(cls, spec: str, arg: str, **kwargs) -> "HumanAgent":
+        return cls(**kwargs)  # evaluate.py passes the terminal's input and output
+
     def __init__(self, input=None, output=None, name: str | None = None, color: bool = False,
                  width: int | None = None):
         self.input = input if input is not None else sys.stdin
@@ -306,7 +312,7 @@ def _wrap(line: str, width: int) -> str:
 
 def _trigger_text(view, trig: dict, me: int) -> str:
     cs = view.cards
-    name = lambda p: "You" if p == me else view.seat_name(p)  # noqa: E731
+    name = lambda p: "You" if p == me else view.seat_name(p)  # noqa: E731 - a small local helper
     on = trig.get("on")
     try:
         if on == "event":

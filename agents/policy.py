@@ -14,7 +14,7 @@ refused unread, with the command that converts a trusted one (``python -m agents
 (deterministic); ``deterministic=False`` samples from it, reproducibly from the seed given to
 ``reset``. ``agent.meta`` (and :func:`read_meta` for a spec) gives what it was trained for:
 env_version, dragon, affinity, players, observation_size, action_size.
-:class:`MixtureAgent` draws one of several agents per game (self-play opponent pools).
+Self-play opponent pools (several agents, one drawn per game) are in :mod:`training.selfplay`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from havok_env.engine import ActionLayout
 from havok_env.observe import Observer
 from havok_env.version import ENV_VERSION
 
-from .base import Agent
+from .base import Agent, AgentSpecError
 
 FORMAT = "havok-policy-v1"
 META_KEYS = ("env_version", "dragon", "affinity", "players", "observation_size", "action_size")
@@ -42,7 +42,6 @@ CONVERT = "python -m agents.convert"
 
 
 def _spec_error(msg: str):
-    from . import AgentSpecError
     return AgentSpecError(msg)
 
 
@@ -242,7 +241,6 @@ def read_weights(base: str, rec: dict, expected: dict[str, tuple[int, ...]] | No
                                       f"{list(shape)}, expected F32 {list(expected[name])}")
             tensors = {name: f.get_tensor(name) for name in expected}
     except Exception as e:  # noqa: BLE001 - the parser's own errors: a corrupt or foreign file
-        from . import AgentSpecError
         if isinstance(e, AgentSpecError):
             raise
         raise _spec_error(f"{path} is not a valid safetensors file: {e}".splitlines()[0]) from None
@@ -330,56 +328,3 @@ class PolicyAgent(Agent):
             return int(legal[int(np.argmax(z))])
         p = np.exp(z - z.max())
         return int(legal[self._rng.choices(range(len(legal)), weights=p.tolist())[0]])
-
-
-class MixtureAgent(Agent):
-    """Plays each game as one member drawn at random (seeded by ``reset``): an opponent pool.
-
-    ``members`` are agents or zero-argument factories of agents (built on first use).
-    """
-
-    name = "mixture"
-
-    def __init__(self, members, weights=None):
-        if not members:
-            raise ValueError("a MixtureAgent needs at least one member")
-        self.members = list(members)
-        self.weights = list(weights) if weights is not None else [1.0] * len(self.members)
-        self._rng = random.Random(0)
-        self.current = None
-
-    def _member(self, i):
-        m = self.members[i]
-        if not callable(getattr(m, "act", None)):
-            m = self.members[i] = m()
-        return m
-
-    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
-        self._rng.seed(seed)
-        i = self._rng.choices(range(len(self.members)), weights=self.weights)[0]
-        self.current = self._member(i)
-        self.current.reset(seat, num_players, seed=self._rng.getrandbits(63))
-
-    def act(self, observation, action_mask, view) -> int:
-        return self.current.act(observation, action_mask, view)
-
-    def close(self) -> None:
-        for m in self.members:
-            if callable(getattr(m, "close", None)):
-                m.close()
-
-
-def make_pool(bot_specs, snapshot_paths=(), snapshot_share: float = 0.5) -> Agent:
-    """A self-play opponent: each game one of the bots or frozen snapshots (``snapshot_share`` of
-    the games go to snapshots, split evenly; the rest to the bots). Picklable via ``partial``."""
-    from functools import partial
-
-    from . import make_agent
-    bots = [partial(make_agent, s) for s in bot_specs]
-    snaps = [partial(PolicyAgent.load, p) for p in snapshot_paths]
-    if not snaps:
-        return MixtureAgent(bots)
-    if not bots:
-        return MixtureAgent(snaps)
-    w = [(1 - snapshot_share) / len(bots)] * len(bots) + [snapshot_share / len(snaps)] * len(snaps)
-    return MixtureAgent(bots + snaps, w)

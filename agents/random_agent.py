@@ -17,6 +17,7 @@ class RandomAgent(Agent):
     """
 
     name = "random"
+    SPEC_FORMS = ("random",)
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)

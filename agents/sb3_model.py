@@ -14,6 +14,7 @@ import os
 
 import numpy as np
 
+from .base import AgentSpecError
 from .policy import FORMAT, META_KEYS, expected_tensors, load_model, read_weights, save_model
 
 # the hyperparameters a MaskablePPO is rebuilt from, with their types
@@ -84,7 +85,6 @@ def save(model, base: str, rec: dict, optimizer: bool = False) -> None:
 
 def check_hyperparameters(rec: dict, where: str) -> dict:
     """The PPO hyperparameters of a record, checked (AgentSpecError otherwise)."""
-    from . import AgentSpecError
     h = rec.get("hyperparameters")
     if not isinstance(h, dict):
         raise AgentSpecError(f"{where} has no hyperparameters to resume from")

@@ -8,7 +8,7 @@ import time
 
 from havok_env.view import SeatView
 
-from .base import Agent
+from .base import Agent, AgentSpecError
 from .heuristic import HeuristicAgent
 
 # Default budget by player count: a median decision of about 80 ms on one core (docs/BENCHMARKS.md).
@@ -62,6 +62,24 @@ class SearchAgent(Agent):
     """
 
     name = "search"
+    SPEC_FORMS = ("search", "search:BUDGET", "search:BUDGET:heuristic-picks")
+
+    @classmethod
+    def from_spec(cls, spec: str, arg: str, **kwargs) -> "SearchAgent":
+        """``search``, ``search:BUDGET`` or ``search:BUDGET:heuristic-picks``."""
+        arg, _, option = arg.partition(":")
+        if option not in ("", "heuristic-picks"):
+            raise AgentSpecError(f"agent spec {spec!r}: unknown search option {option!r}; "
+                                 "the only one is heuristic-picks")
+        budget = None
+        if arg:
+            try:
+                budget = int(arg)
+            except ValueError:
+                raise AgentSpecError(f"agent spec {spec!r}: the search budget must be an integer") from None
+            if budget < 1:
+                raise AgentSpecError(f"agent spec {spec!r}: the search budget must be at least 1")
+        return cls(simulations=budget, heuristic_picks=bool(option))
 
     def __init__(self, simulations: int | None = None, seed: int | None = None, time_limit: float | None = None,
                  margin_weight: float = 0.02, prior: float = 0.02, z: float = 1.0,

@@ -28,8 +28,11 @@ def shown_url(url: str) -> str:
     """The database URL with its password hidden, for the console."""
     try:
         import sqlalchemy as sa
+    except ImportError:
+        return url
+    try:
         return sa.engine.make_url(url).render_as_string(hide_password=True)
-    except Exception:
+    except (ValueError, sa.exc.ArgumentError):  # not a URL (a bad port is a ValueError): as given
         return url
 
 
@@ -126,14 +129,19 @@ def serve(agents: list[str], players: int | None = None, host: str = "127.0.0.1"
               f"  admin:        {base}/admin?token={arena.admin_token}\n")
     out.flush()
     try:
-        # keep-alive outlasts a person's thinking, so a page's connection is not closed under it
+        # keep-alive outlasts a person's thinking, so a page's connection is not closed under it;
+        # a bot still thinking when the server is stopped does not hold the shutdown up
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
-                    timeout_keep_alive=120)
+                    timeout_keep_alive=120, timeout_graceful_shutdown=2)
     except KeyboardInterrupt:
         pass
     finally:
         bots.close()
+        left = len(store.games(status="playing"))
         store.close()
+    out.write("Arena stopped" + (f"; {left} unfinished game(s) resume at the next start" if left else "")
+              + ".\n")
+    out.flush()
     return 0
 
 

@@ -169,7 +169,7 @@ class Arena:
                     seats.append(live.apply(a))
                     if len(live.view.log) > before:
                         frames.append(self.frame(live, before))
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - whatever the bot did, the page gets one line
                 self.evict(live)
                 raise HTTPException(503, f"the {live.bot} bot made an illegal move: {_one_line(e)}") from None
             await self.commit(live, start, list(zip(seats, moves)))

@@ -18,20 +18,18 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures as cf
 import multiprocessing as mp
+import os
 from collections import OrderedDict
 
 from agents import make_agent
+from agents.runner import agent_seed
 from havok_env.engine import Game
 from havok_env.observe import Observer
 from havok_env.view import SeatView
+from training.parallel import leave_interrupts_to_parent, signals_blocked
 
 CACHE = 256  # live games kept per worker
 _SESSIONS: "OrderedDict[tuple, _Session]" = OrderedDict()
-
-
-def agent_seed(game_seed: int, seat: int) -> int:
-    """The seed a bot in ``seat`` is reset with (the tournament runner's formula)."""
-    return (game_seed * 1_000_003 + seat) & ((1 << 63) - 1)
 
 
 class _Session:
@@ -111,7 +109,13 @@ class BotPool:
             if self.inline:
                 pool = cf.ThreadPoolExecutor(1, thread_name_prefix=f"bot-{spec}")
             else:
-                pool = cf.ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"))
+                # Ctrl-C reaches the whole process group: the server shuts down and ends its
+                # workers, which ignore the signals (blocked until they do) and leave when it has gone
+                pool = cf.ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"),
+                                              initializer=leave_interrupts_to_parent,
+                                              initargs=(os.getpid(),))
+                with signals_blocked():
+                    pool.submit(int)  # starts the worker now
             self._pools[key] = pool
         return pool
 
@@ -122,7 +126,7 @@ class BotPool:
         for spec, fut in futures:
             try:
                 fut.result()
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - any failure to load is one line, with its type
                 raise BotError(f"cannot load agent {spec!r}: {type(e).__name__}: {e}") from None
 
     async def moves(self, gid: int, spec: str, seed: int, options: dict, human_seat: int,
@@ -140,10 +144,17 @@ class BotPool:
                 pool.shutdown(wait=False, cancel_futures=True)
                 if attempt:
                     raise BotError(f"the {spec} bot's worker died twice") from None
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - a bot's failure is one line, with its type
                 raise BotError(f"the {spec} bot failed: {type(e).__name__}: {e}") from None
 
     def close(self) -> None:
+        """End the workers at once, a bot in the middle of a decision too (its game is stored up
+        to the human's last action and replays from there)."""
         for pool in self._pools.values():
+            procs = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
+            for p in procs:
+                p.kill()
+            for p in procs:
+                p.join()
         self._pools.clear()

@@ -80,8 +80,8 @@ def table(view: SeatView, labels: list[str]) -> dict:
 def trigger_text(view: SeatView, trig: dict) -> tuple[str, str]:
     """What a crash would answer, in words, from the seat's side, and the card's text."""
     cs, me = view.cards, view.seat
-    who = lambda p: "You" if p == me else seat_name(p)  # noqa: E731
-    whose = lambda p: "your" if p == me else f"{seat_name(p)}'s"  # noqa: E731
+    who = lambda p: "You" if p == me else seat_name(p)  # noqa: E731 - a small local helper
+    whose = lambda p: "your" if p == me else f"{seat_name(p)}'s"  # noqa: E731 - a small local helper
     on = trig.get("on")
     try:
         if on == "event":

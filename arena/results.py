@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from agents.stats import wilson
+from training.stats import wilson
 from havok_env.engine import Game
 
 
@@ -168,5 +168,5 @@ def format_summary(s: dict, url: str) -> str:
 
 def _table(head: list[str], rows: list[list]) -> str:
     widths = [max(len(str(c)) for c in col) for col in zip(head, *rows)]
-    fmt = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
+    fmt = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731 - a small local helper
     return "\n".join([fmt(head), "  ".join("-" * w for w in widths)] + [fmt(r) for r in rows])

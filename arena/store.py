@@ -105,7 +105,7 @@ def open_engine(url: str) -> sa.Engine:
     """An engine for ``url`` (``sqlite:///path`` or ``postgresql://...``), tables created."""
     try:
         parsed = sa.engine.make_url(url)
-    except Exception:
+    except (ValueError, sa.exc.ArgumentError):  # a bad port is a ValueError
         raise StoreError(f"--db {url!r} is not a database URL (sqlite:///PATH or postgresql://...)") from None
     kwargs = {}
     if parsed.get_backend_name() == "sqlite":
@@ -168,14 +168,14 @@ class _Writer:
             try:
                 with self.engine.begin() as c:
                     results = [op(c, *args) for _, op, args in batch]
-            except Exception:
+            except Exception:  # noqa: BLE001 - nothing is lost: each write is retried alone below
                 # one write failed and the transaction with it: each goes again on its own, so
                 # that only the failing one fails
                 for fut, op, args in batch:
                     try:
                         with self.engine.begin() as c:
                             r = op(c, *args)
-                    except Exception as e:
+                    except Exception as e:  # noqa: BLE001 - handed to the caller's future
                         fut.set_exception(e)
                     else:
                         fut.set_result(r)

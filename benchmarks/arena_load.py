@@ -152,7 +152,7 @@ def check_database(db: str, people: dict) -> dict:
             for a in acts:
                 human += g.to_act == row["human_seat"]
                 g.apply(a)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - a game that fails to replay is what it reports
             problems.append(f"game {row['id']} does not replay: {e}")
             continue
         if len(acts) != row["n_actions"]:
@@ -235,7 +235,8 @@ def main(argv=None) -> int:
     print(f"  server CPU       {rep['server_cpu_ms_per_decision']} ms per request (server and bot worker)")
     print(f"  games finished   {played} (stored: {check['games']}, of which finished {check['finished']})")
     print(f"  errors           {len(errors)}" + (f": {errors[:3]}" if errors else ""))
-    print(f"  database check   {'every game replays to what was shown' if not check['problems'] else check['problems'][:5]}")
+    problems = check["problems"]
+    print(f"  database check   {problems[:5] if problems else 'every game replays to what was shown'}")
     print(f"  load average     {' '.join(f'{x:.1f}' for x in rep['load_average'])}")
     if args.json:
         os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)

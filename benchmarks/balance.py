@@ -24,13 +24,11 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from agents import make_agent  # noqa: E402
-from agents.parallel import Pool, run_script  # noqa: E402
+from agents.runner import play_game  # noqa: E402
 from havok_env.cards import default_cards  # noqa: E402
 from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS  # noqa: E402
-from havok_env.engine import Game  # noqa: E402
-from havok_env.observe import Observer  # noqa: E402
-from havok_env.view import SeatView  # noqa: E402
-from agents.stats import wilson  # noqa: E402
+from training.parallel import Pool, run_script  # noqa: E402
+from training.stats import wilson  # noqa: E402
 
 TARGETS = {2: 0.03, 3: None, 4: 0.10}  # max empty-deck rate per player count (cards.md)
 
@@ -41,24 +39,12 @@ def dragon_orders(n: int) -> list[tuple[str, ...]]:
 
 
 def play(agents: list, seed: int, dragons) -> dict:
-    """One game with the bare engine (as agents.runner.play_game), also noting the first player."""
-    n = len(agents)
-    game = Game(n, dragons, seed=seed)
-    first = game.current_player
-    observer = Observer(game.cards)
-    views = [SeatView(game, i) for i in range(n)]
-    for i, agent in enumerate(agents):
-        agent.reset(i, n, seed=(seed * 1_000_003 + i) & ((1 << 63) - 1))
-    decisions = 0
-    while not game.is_over:
-        seat = game.to_act
-        obs, mask = observer.observe(game, seat)
-        game.apply(int(agents[seat].act(obs, mask, views[seat])))
-        decisions += 1
-    r = game.result
-    return {"winners": r["winners"], "reason": r["reason"], "scores": r["scores"], "first": first,
-            "turns": game.s.turn, "decisions": decisions,
-            "dragons": [game.dragon(i).name for i in range(n)]}
+    """One game (:func:`agents.runner.play_game`), as the report needs it."""
+    rec = play_game(agents, seed, dragons=dragons)
+    r = rec["result"]
+    return {"winners": r["winners"], "reason": r["reason"], "scores": r["scores"],
+            "first": rec["first_player"], "turns": rec["turns"], "decisions": rec["decisions"],
+            "dragons": rec["dragons"]}
 
 
 def _job(args):

@@ -67,6 +67,8 @@ def search_values(games: int) -> dict:
     from havok_env.observe import Observer
     from havok_env.view import SeatView
     values = []
+    # its own loop, with seeds of its own, rather than agents.runner.play_game: the fingerprint
+    # checks the runner instead of resting on it
     for g in range(games):
         game = Game(2, seed=23_000 + g)
         obs = Observer(game.cards)
@@ -113,15 +115,12 @@ def benchmarks(games: int) -> dict:
 
 
 def training(games: int) -> dict:
-    try:
-        from training.imitation import collect
-    except ImportError:
-        from agents.imitation import collect
+    from training.imitation import collect
+    from training.winrate import evaluate
     data = collect("fire", 2, games, opponents=("heuristic", "random"), teacher="search:2",
                    seed=11, workers=1)
     out = {"imitation data": _digest({k: data[k] for k in sorted(data)})}
-    import train
-    r = train.evaluate(make_agent("heuristic"), "random", "fire", 2, 2 * games, seed=31)
+    r = evaluate(make_agent("heuristic"), "random", "fire", 2, 2 * games, seed=31)
     out["train.py evaluation"] = _digest(r)
     return out
 

@@ -310,7 +310,7 @@ def try_snapshot(d, rng: random.Random) -> tuple[str, str]:
         g = Game.from_snapshot(d)
     except SnapshotError as e:
         return "rejected", str(e)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:  # noqa: BLE001 - any other error is the finding the fuzzer reports
         return "raw error", f"{type(e).__name__}: {e}"
     try:
         play_out(g, rng)
@@ -397,13 +397,13 @@ def try_card_files(files: dict[str, bytes], rng: random.Random, games: int = 3) 
             cs = load_cards(tmp)
         except CardDataError as e:
             return "rejected", str(e)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:  # noqa: BLE001 - any other error is the finding the fuzzer reports
             return "raw error", f"{type(e).__name__}: {e}"
         try:
             for i in range(games):
                 try:
                     g = Game(2 + i % 3, seed=rng.getrandbits(32), cards=cs)
-                except Exception as e:  # noqa: BLE001
+                except Exception as e:  # noqa: BLE001 - a card set that cannot deal is reported
                     raise Invalid(f"setup: {type(e).__name__}: {e}") from None
                 play_out(g, rng)
         except Invalid as e:

@@ -8,7 +8,7 @@ its pool starts, then after a random delay of up to ``--window`` seconds sends S
 to a ``--sigterm`` share of the tries) to the whole group, as Ctrl-C does. The targets:
 
 * ``evaluate``: a tournament with ``--workers 2``, from its first child process;
-* ``collect``: train.py's behaviour-cloning games (agents/imitation.py), from their start;
+* ``collect``: train.py's behaviour-cloning games (training/imitation.py), from their start;
 * ``distill``: train.py fitting the warm start while the distillation games are played in the
   background, from their start;
 * ``ppo``: train.py's PPO phase (SubprocVecEnv workers, and the periodic evaluation's pool).

@@ -32,10 +32,10 @@ for p in (ROOT, os.path.dirname(os.path.abspath(__file__))):
     if p not in sys.path:
         sys.path.insert(0, p)
 
-from balance import dragon_orders, pct, play, run_games, wilson
+from balance import dragon_orders, pct, play, run_games, wilson  # noqa: E402 - after sys.path
 
-from agents import make_agent
-from agents.parallel import run_script
+from agents import make_agent  # noqa: E402
+from training.parallel import run_script  # noqa: E402
 
 DEFAULT_PAIRS = ["heuristic:random", "search:heuristic", "search:random"]
 

@@ -10,8 +10,9 @@
 The agent is a best response to random play as near as this project can build one: the search
 bot (Ruby, 2 players) whose rollouts model its opponent as a uniformly random player
 (``SearchAgent(rollout_opponents="random")``), against the random bot, the learner's seat rotated
-as in ``train.py``'s evaluation. Game g uses seed ``--seed + g``. It prints the win rate with a 95%
-Wilson interval: the reference that train.py's "95% against random" bar is measured against
+as in ``train.py``'s evaluation (:mod:`training.winrate`). Game g uses seed ``--seed + g``. It
+prints the win rate with a 95% Wilson interval: the reference that train.py's "95% against random"
+bar is measured against
 (docs/TRAINING.md). ``--opponent heuristic`` plays the heuristic bot instead, with rollouts that
 model it as the heuristic (with ``--budget 80 --heuristic-picks``, train.py's distillation teacher).
 ``--max-turns``, ``--z`` and ``--prior`` change the search's own settings (:class:`SearchAgent`),
@@ -36,10 +37,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from agents.parallel import run_script  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
 from havok_env.view import PeekingView  # noqa: E402
-from train import evaluate, fmt_eval  # noqa: E402
+from training.parallel import run_script  # noqa: E402
+from training.winrate import evaluate, fmt_eval  # noqa: E402
 
 
 class PeekingSearch(SearchAgent):

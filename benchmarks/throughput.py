@@ -22,7 +22,7 @@ def play_one(env, rng: random.Random) -> int:
     """One game of random legal play; returns the number of steps."""
     env.reset(seed=rng.getrandbits(31))
     steps = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         if term or trunc:
             action = None
@@ -126,8 +126,8 @@ def main(argv=None):
     print(f"{'env':<26}{'players':>8}{'steps/s':>12}{'games/s':>10}")
     ratios = {}
     for n in args.players:
-        res = interleaved({ENV_VERSION: lambda: havok_env.env(num_players=n),
-                           "texas_holdem_v4": lambda: texas_holdem_v4.env(num_players=n)},
+        res = interleaved({ENV_VERSION: lambda n=n: havok_env.env(num_players=n),
+                           "texas_holdem_v4": lambda n=n: texas_holdem_v4.env(num_players=n)},
                           args.seconds)
         for name, (steps, games) in res.items():
             print(f"{name:<26}{n:>8}{steps:>12,.0f}{games:>10,.1f}")

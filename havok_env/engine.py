@@ -24,9 +24,10 @@ try:
     from . import _core
 except ImportError as e:  # a checkout whose core was never built
     raise ImportError(f"havok_env's native rules core is not built ({e}); in the project's "
-                      "checkout run: pip install -e .") from None
+                      "checkout run: pip install -e . (or ./build_core.sh, README \"The native "
+                      "core\")") from None
 from .cards import CardDataError, CardSet, default_cards
-from .constants import HAND_SIZE, MAX_PLAYERS, N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count
+from .constants import HAND_SIZE, MAX_PLAYERS, N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count  # noqa: F401  (engine.HAND_SIZE)
 from .decisions import DECISION_KINDS, DECISIONS, KIND, PURPOSES, Purpose  # noqa: F401  (engine.PURPOSES)
 from .state import GameState
 
@@ -55,7 +56,7 @@ def as_action(action) -> int:
     if action.__class__ is int:
         return action
     try:
-        if isinstance(action, bool) or getattr(action, "dtype", None) == bool \
+        if isinstance(action, bool) or getattr(getattr(action, "dtype", None), "kind", None) == "b" \
                 or int(action) != action:
             raise ValueError
         return int(action)
@@ -426,7 +427,7 @@ class Game:
     def snapshot(self) -> dict:
         """A JSON-serialisable picture of the whole game; card lists hold names, decks top first."""
         c, names = self._core, self.cards.names
-        nm = lambda ks: [names[k] for k in ks]  # noqa: E731
+        nm = lambda ks: [names[k] for k in ks]  # noqa: E731 - a small local helper
         p = self.pending
         n = c.num_players
         hands, hoards, known = c.hands, c.hoards, c.known

@@ -137,6 +137,7 @@ The version is `havok_env.version.ENV_VERSION` (this env's `metadata["name"]`); 
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -195,7 +196,7 @@ class _ActionSpace(spaces.Discrete):
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["human", "ansi"], "name": ENV_VERSION,
+    metadata: ClassVar[dict] = {"render_modes": ["human", "ansi"], "name": ENV_VERSION,
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int = 2, dragons=None, render_mode: str | None = None,

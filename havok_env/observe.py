@@ -96,7 +96,7 @@ class Observer:
           empty Hijinks deck, a Sunny Side Up can be drawn and played again in the same turn.
         """
         cs, off, so = self.cards, self.offset, self.seat_offset
-        nt, ne, nh, fh = cs.n_treasures, cs.n_events, cs.n_hijinks, cs.first_hijinks
+        nt, fh = cs.n_treasures, cs.first_hijinks
         copies = np.array(cs.copies, np.float32)
         treasures, events, hijinks = copies[:nt], copies[nt:fh], copies[fh:]
         in_havok = copies[:fh].copy()  # the most of each kind the Havok deck can hold

@@ -121,7 +121,7 @@ class SeatView:
 
     @property
     def log(self) -> list[str]:
-        """The game's log of public events so far (empty when the game keeps none)."""
+        """The game's log of public events so far, oldest first (empty when the game keeps none)."""
         return list(self._s.log or ())
 
     @property
@@ -154,11 +154,6 @@ class SeatView:
             if q != self.seat:
                 out.update(s.hands[q])
         return out
-
-    @property
-    def log(self) -> list[str]:
-        """The game's public event log, oldest first (empty when the game keeps none)."""
-        return list(self._s.log or ())
 
     # -- the decision -------------------------------------------------------------------------
 

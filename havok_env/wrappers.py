@@ -11,9 +11,10 @@ opponents' dragons are random and distinct unless given.
 * action: ``Discrete(76)``, the shared action space.
 * reward: 0 until the game ends, then the *learner's* own terminal reward (+1 sole winner, 0 tied
   leader, -1 otherwise). Optional ``shaping=c`` adds ``c`` times the change of the learner's lead
-  (its hoard's worth minus the best opponent's, / 15, the winning score) at every step, a dense training signal;
-  ``info["reward"]`` is always the game's own reward. An illegal action ends the episode with ``illegal_reward`` (default -1),
-  like PettingZoo's ``TerminateIllegalWrapper``, unless ``illegal="raise"``.
+  (its hoard's worth minus the best opponent's, / 15, the winning score) at every step, a dense
+  training signal; ``info["reward"]`` is always the game's own reward. An illegal action ends the
+  episode with ``illegal_reward`` (default -1), like PettingZoo's ``TerminateIllegalWrapper``,
+  unless ``illegal="raise"``.
 * info at the end: ``result`` (the engine's result), ``reward``, ``won``, ``is_success``,
   ``learner_seat``, ``dragons`` and ``turns``.
 
@@ -29,6 +30,7 @@ vector env), e.g. to add frozen self-play snapshots.
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -92,7 +94,7 @@ class SingleAgentEnv(gym.Env):
     ``"raise"``), ``illegal_reward``, ``cards`` (a card set; default the standard one).
     """
 
-    metadata = {"render_modes": [], "name": "havok_hijinks_single_v0"}
+    metadata: ClassVar[dict] = {"render_modes": [], "name": "havok_hijinks_single_v0"}
 
     def __init__(self, dragon="fire", num_players: int = 2, opponents=None, opponent_dragons=None,
                  seat: int | None = None, illegal: str = "lose", illegal_reward: float = -1.0,

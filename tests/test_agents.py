@@ -187,7 +187,7 @@ def test_search_budget_is_simulated_decisions():
             spent = []
             rollout = bot.rollout
 
-            def counted(game):
+            def counted(game, rollout=rollout, spent=spent, bot=bot):
                 value = rollout(game)
                 spent.append(WORLD_COST + bot._steps)
                 return value
@@ -344,3 +344,54 @@ def test_search_rollouts_stop_after_max_turns_and_score_the_margin():
         checked += 1
     assert checked >= 3
     assert SearchAgent().max_turns == 4
+
+
+def test_the_decision_hook_sees_every_decision_as_the_agent_saw_it():
+    seen = []
+    agents = [Checked(make_agent("heuristic")), Checked(make_agent("random"))]
+    rec = play_game(agents, seed=9, on_decision=lambda *d: seen.append(d))
+    assert [a for _, _, _, a in seen] == rec["actions"]
+    game = Game(2, seed=9)
+    assert rec["first_player"] == game.current_player
+    observer = Observer(game.cards)
+    for seat, obs, mask, action in seen:  # replayed: the same seat, observation and mask
+        assert seat == game.to_act
+        want_obs, want_mask = observer.observe(game, seat)
+        assert np.array_equal(obs, want_obs) and np.array_equal(mask, want_mask) and mask[action]
+        game.apply(action)
+    assert game.is_over and rec == play_game([make_agent("heuristic"), make_agent("random")], seed=9)
+
+
+def test_a_registered_bot_is_a_spec(monkeypatch):
+    # adding a bot is a module with an Agent subclass and one line in agents.AGENTS
+    import sys
+    import types
+
+    import agents
+    from agents import AgentSpecError
+    from agents.base import Agent
+
+    class FirstLegal(Agent):
+        SPEC_FORMS = ("first", "first:NOTE")
+
+        @classmethod
+        def from_spec(cls, spec, arg, **kwargs):
+            bot = cls()
+            bot.note = arg
+            return bot
+
+        def act(self, observation, action_mask, view):
+            return int(np.flatnonzero(action_mask)[0])
+
+    module = types.ModuleType("first_bot")
+    module.FirstLegal = FirstLegal
+    monkeypatch.setitem(sys.modules, "first_bot", module)
+    monkeypatch.setitem(agents.AGENTS, "first", "first_bot:FirstLegal")
+    bot = make_agent("first:hello")
+    assert isinstance(bot, FirstLegal) and bot.note == "hello"
+    assert play_game([bot, make_agent("random")], seed=2)["result"] is not None
+    with pytest.raises(AgentSpecError) as e:
+        make_agent("nobody")
+    assert str(e.value) == ("unknown agent 'nobody'; use random, heuristic, search, search:BUDGET, "
+                            "search:BUDGET:heuristic-picks, human, first, first:NOTE, "
+                            "pretrained:NAME or the path of a saved model (.safetensors)")

@@ -166,7 +166,7 @@ def test_study_design_rotates_bots_pairs_deals_rotates_seats_and_never_repeats_a
     taken = []
     rng = random.Random(0)
     people = list(range(12))
-    for rnd in range(4):  # 12 participants, 4 games each, arriving in a shuffled order
+    for _round in range(4):  # 12 participants, 4 games each, arriving in a shuffled order
         rng.shuffle(people)
         for pid in people:
             bot, slot, deal, seat = next_assignment(bots, players, taken, pid)

@@ -28,7 +28,7 @@ def test_payloads_hold_no_hidden_information():
                 for seat in range(n):
                     view = SeatView(game, seat)
                     mine = payload.seat_payload(view, _labels(n, seat))
-                    for k in range(2):
+                    for _ in range(2):
                         other = view.determinize(random.Random(rng.getrandbits(32)))
                         assert payload.seat_payload(SeatView(other, seat), _labels(n, seat)) == mine
                     checked += 1

@@ -106,3 +106,53 @@ def _quiet_post(url, headers, body):
         httpx.post(url, headers=headers, json=body, timeout=5)
     except httpx.HTTPError:
         pass
+
+
+def _live_processes(group: int) -> list[str]:
+    """The processes of a process group still running (an exited one the container's init has
+    not reaped yet is not running)."""
+    import subprocess
+    ps = subprocess.run(["ps", "-o", "pid=,stat=", "-g", str(group)], capture_output=True, text=True)
+    return [line for line in ps.stdout.splitlines() if not line.split()[1].startswith("Z")]
+
+
+@pytest.mark.parametrize("how", ["ctrl-c to the group", "sigterm to the server"])
+def test_stopping_the_server_while_a_search_bot_thinks(tmp_path, how):
+    """Ctrl-C (SIGINT to the whole process group) or SIGTERM to the server alone stops it within
+    seconds, with no traceback and no worker left behind, and the game resumes at the next start."""
+    import os
+    import signal
+    db = f"sqlite:///{tmp_path}/arena.db"
+    options = ["--agents", "search", "--seed", "1"]
+    server = Server(db, free_port(), options)
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            r = c.post("/api/join", json={"pseudonym": "ann", "consent": True})
+            h = {"Authorization": "Bearer " + r.json()["token"]}
+            s = c.post("/api/games", headers=h).json()
+        ch = s["decision"]["choices"][0]
+        flight = threading.Thread(target=lambda: _quiet_post(
+            server.url + f"/api/games/{s['game']}/act", h, {"step": s["step"], "action": ch["action"]}))
+        flight.start()
+        time.sleep(0.2)
+        assert len(_live_processes(server.proc.pid)) >= 2  # the server and its bot worker
+        if how == "ctrl-c to the group":
+            os.killpg(server.proc.pid, signal.SIGINT)
+        else:
+            os.kill(server.proc.pid, signal.SIGTERM)
+        limit = 15.0 * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+        assert server.proc.wait(limit) == 0
+        rest = server.proc.stdout.read()
+        time.sleep(1.0)  # a worker would see its parent gone within half a second
+        assert _live_processes(server.proc.pid) == []
+        assert "Traceback" not in rest and "KeyboardInterrupt" not in rest, rest
+        assert "Arena stopped; 1 unfinished game(s) resume at the next start." in rest, rest
+    finally:
+        if server.proc.poll() is None or _live_processes(server.proc.pid):
+            server.kill()
+    flight.join(10)
+    server = Server(db, free_port(), options)
+    try:
+        assert any("resuming 1 unfinished game(s)" in line for line in server.lines), server.lines
+    finally:
+        server.kill()

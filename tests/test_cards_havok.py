@@ -74,7 +74,7 @@ def test_affinity_treasures_add_up_in_a_hoard():
     ruby = ["Ember Opal", "Phoenix Feather", "Moonlit Tiara"]
     pearl = ["Moonstone", "Cursed Idol", "Bronze Talon"]
     g = Pos(2, ["Ruby", "Pearl"]).hoard(0, *ruby).hoard(1, *pearl).build()
-    v = lambda x: CARDS.value[CARDS.kind(x)]  # noqa: E731
+    v = lambda x: CARDS.value[CARDS.kind(x)]  # noqa: E731 - a small local helper
     assert g.scores() == [v("Ember Opal") + 1 + v("Phoenix Feather") + 1 + v("Moonlit Tiara"),
                           v("Moonstone") + 1 + v("Cursed Idol") + v("Bronze Talon")]
 

@@ -146,7 +146,7 @@ def test_bad_configuration_raises_clear_errors():
 
 def test_action_labels_and_ansi_render():
     e = raw_env(num_players=2, render_mode="ansi")
-    for agent, obs in play_random(e, seed=2):
+    for _agent, _obs in play_random(e, seed=2):
         g = e.game
         labels = [e.action_label(a) for a in g.legal_actions()]
         assert all(isinstance(s, str) and s and "no such action" not in s for s in labels)

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 import evaluate
-from agents.stats import wilson
+from training.stats import wilson
 from havok_env.engine import Game
 
 

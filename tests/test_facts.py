@@ -202,7 +202,8 @@ effect = [{ op = "draw", n = 2 }]
 [dragon.crash]
 name = "Downdraft"
 type = "steal"
-text = "When another dragon is about to add a treasure of printed value 1 or less, flipped from the Havok deck, to its hoard, add it to yours instead."
+text = "When another dragon is about to add a treasure of printed value 1 or less, flipped from the \
+Havok deck, to its hoard, add it to yours instead."
 trigger = { on = "treasure", max_printed = 1 }
 effect = [{ op = "redirect_treasure" }]
 '''

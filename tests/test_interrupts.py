@@ -29,7 +29,7 @@ EVALUATE = ["evaluate.py", "--agents", "heuristic", "random", "--games", "1000",
 
 
 def collect(out):
-    # one env in this process: the only pool is the warm start's games (agents/imitation.py)
+    # one env in this process: the only pool is the warm start's games (training/imitation.py)
     return ["train.py", "--dragon", "fire", "--opponents", "random", "--timesteps", "128", "--n-envs", "1",
             "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16",
             "--eval-every", "0", "--final-eval-games", "0", "--bc-games", "1500", "--bc-epochs", "1",

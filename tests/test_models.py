@@ -15,7 +15,8 @@ import pytest
 
 from agents import AgentSpecError, make_agent, play_game
 from agents import policy
-from agents.policy import PolicyAgent, expected_tensors, make_pool, read_meta
+from agents.policy import PolicyAgent, read_meta
+from training.selfplay import make_pool
 from havok_env.wrappers import ENV_VERSION
 from model_files import hostile_zip, payload, record, weights, write_model
 
@@ -136,7 +137,8 @@ def _rewrite_weights(base, fn):
 @pytest.mark.parametrize("mutate, words", [
     (lambda t: t.pop("action_net.bias"), "missing tensor action_net.bias"),
     (lambda t: t.update(extra=np.zeros(3, np.float32)), "unexpected tensor extra"),
-    (lambda t: t.update({"action_net.bias": np.zeros(75, np.float32)}), "action_net.bias is F32 [75], expected F32 [76]"),
+    (lambda t: t.update({"action_net.bias": np.zeros(75, np.float32)}),
+     "action_net.bias is F32 [75], expected F32 [76]"),
     (lambda t: t.update({"action_net.bias": np.zeros(76, np.float64)}), "F64 [76], expected F32"),
     (lambda t: t.update({"value_net.weight": np.zeros((1, 8), np.int32)}), "I32"),
     (lambda t: t["action_net.weight"].__setitem__((0, 0), np.nan), "not finite"),

@@ -34,7 +34,7 @@ def reference(ob: Observer, game: Game, seat: int) -> tuple[np.ndarray, np.ndarr
         p = (seat + rel) % n
         base = off["seats"] + rel * ob.seat_size
 
-        def put(field, value, i=0):
+        def put(field, value, i=0, base=base):
             obs[base + ob.seat_offset[field] + i] = value
 
         put("present", 1)

@@ -1,4 +1,4 @@
-"""agents.parallel: the worker pool that train.py, evaluate.py, the imitation games and the
+"""training.parallel: the worker pool that train.py, evaluate.py, the imitation games and the
 benchmarks use, and that ends at once, without a trace, when the run is interrupted."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from agents.parallel import Pool, WorkerError  # noqa: E402
+from training.parallel import Pool, WorkerError  # noqa: E402
 
 
 def square(x):
@@ -125,7 +125,7 @@ def start_parent(body: str):
     (``pool`` is the pool, ``slow`` the job above)."""
     code = ("import sys, time; sys.path[:0] = [%r, %r]\n"
             "from test_parallel import slow\n"
-            "from agents.parallel import Pool, handle_interrupts\n" % (ROOT, os.path.join(ROOT, "tests")))
+            "from training.parallel import Pool, handle_interrupts\n" % (ROOT, os.path.join(ROOT, "tests")))
     code += body.replace("POOL", "pool = Pool(2); print(*[p.pid for p in pool._procs], flush=True)")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     return proc, [int(w) for w in proc.stdout.readline().split()]

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import time
-import zipfile
 
 import numpy as np
 import pytest
@@ -72,7 +71,7 @@ def test_tiny_training_saves_model_and_record(tiny_model):
 def test_behaviour_cloning_imitates_the_teacher():
     from sb3_contrib import MaskablePPO
 
-    from agents.imitation import collect, pretrain
+    from training.imitation import collect, pretrain
     from havok_env.wrappers import SingleAgentEnv
     data = collect("fire", 2, 150, opponents=["heuristic"], seed=1)
     n = len(data["action"])
@@ -89,7 +88,7 @@ def test_behaviour_cloning_imitates_the_teacher():
 
 
 def test_imitation_data_does_not_depend_on_the_number_of_workers():
-    from agents.imitation import CHUNK_GAMES, Collection, collect
+    from training.imitation import CHUNK_GAMES, Collection, collect
     games = 2 * CHUNK_GAMES + 3  # a short last chunk
     seen = []
     one = collect("fire", 2, games, opponents=["heuristic", "random"], seed=4, workers=1)
@@ -105,7 +104,7 @@ def test_imitation_data_does_not_depend_on_the_number_of_workers():
 
 
 def test_a_background_collection_reraises_a_workers_error():
-    from agents.imitation import CHUNK_GAMES, Collection
+    from training.imitation import CHUNK_GAMES, Collection
     job = Collection("fire", 2, 2 * CHUNK_GAMES, teacher="search:many", workers=2)
     with pytest.raises(AgentSpecError, match="search:many"):
         job.result()
@@ -120,8 +119,8 @@ def _first_chunk_fails(job):
 def test_a_failing_chunk_ends_its_collection_at_once(monkeypatch):
     import multiprocessing as mp
 
-    import agents.imitation as imitation
-    from agents.imitation import CHUNK_GAMES, Collection
+    import training.imitation as imitation
+    from training.imitation import CHUNK_GAMES, Collection
     monkeypatch.setattr(imitation, "_collect_chunk", _first_chunk_fails)  # forked workers see it
     before = set(mp.active_children())
     t = time.monotonic()
@@ -133,7 +132,7 @@ def test_a_failing_chunk_ends_its_collection_at_once(monkeypatch):
 
 
 def test_soft_targets_are_a_softmax_over_legal_actions():
-    from agents.imitation import soft_targets
+    from training.imitation import soft_targets
     nan = float("nan")
     values = np.array([[0.0, 0.1, nan, -0.5], [0.0, nan, nan, 0.3]], np.float32)
     mask = np.array([[True, True, False, True], [True, False, False, True]])
@@ -149,7 +148,7 @@ def test_distillation_learns_the_search_bots_soft_targets():
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents.imitation import collect, pretrain, soft_targets
+    from training.imitation import collect, pretrain, soft_targets
     from havok_env.wrappers import SingleAgentEnv
     data = collect("fire", 2, 4, opponents=["heuristic"], teacher="search:2", seed=2)
     values, mask, act = data["values"], data["mask"], data["action"]

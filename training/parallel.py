@@ -1,5 +1,5 @@
 """Worker pools that end at once when the run is interrupted (what train.py, evaluate.py,
-agents/imitation.py and the benchmarks play their games in).
+training/imitation.py and the benchmarks play their games in).
 
 ``multiprocessing.Pool`` did not survive Ctrl-C: the terminal sends SIGINT to the whole process
 group, every worker printed a KeyboardInterrupt traceback, and a worker that died holding one of
@@ -14,7 +14,7 @@ forever, the workers zombies under a sleeping parent. Here:
   everywhere, rather than Linux's parent-death signal);
 * a pool ends by SIGKILL to its workers, which are then reaped: when the ``with`` block is left
   by an exception (KeyboardInterrupt included), when a job fails, and at exit for a pool still
-  open (a pool driven from a background thread, as :class:`agents.imitation.Collection` does).
+  open (a pool driven from a background thread, as :class:`training.imitation.Collection` does).
   Left normally, the block lets the idle workers exit and reaps them.
 
 Scripts call :func:`handle_interrupts` first: SIGTERM then interrupts as SIGINT does (a
@@ -59,7 +59,7 @@ class RemoteTraceback(Exception):
 
 
 @contextmanager
-def _signals_blocked():
+def signals_blocked():
     # A process started now inherits the mask, so no interrupt reaches it before it ignores them;
     # here they wait until the worker is registered with its pool.
     if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
@@ -78,18 +78,25 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _worker(conn, parent: int | None, initializer, initargs) -> None:
+def leave_interrupts_to_parent(parent: int | None = None) -> None:
+    """Run first in a worker process: ignore SIGINT and SIGTERM (unblocking them, as a worker
+    started under :func:`signals_blocked` has them blocked) and exit within half a second once
+    the process ``parent`` (by default the worker's parent) has gone."""
     for s in _SIGNALS:
         signal.signal(s, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
-    # a forkserver's child watches the server, which ends with the parent
     threading.Thread(target=_watch_parent, args=(parent or os.getppid(),), daemon=True).start()
+
+
+def _worker(conn, parent: int | None, initializer, initargs) -> None:
+    # a forkserver's child watches the server, which ends with the parent
+    leave_interrupts_to_parent(parent)
     failed = None
     if initializer is not None:
         try:
             initializer(*initargs)
-        except Exception as e:  # every job then fails with it
+        except Exception as e:  # noqa: BLE001 - every job then fails with it, in the parent
             failed = (e, traceback.format_exc())
     while True:
         try:
@@ -104,13 +111,13 @@ def _worker(conn, parent: int | None, initializer, initargs) -> None:
         else:
             try:
                 out = (index, True, [fn(job) for job in batch])
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - raised again in the parent
                 out = (index, False, (e, traceback.format_exc()))
         try:
             conn.send(out)
         except OSError:  # the parent has gone
             return
-        except Exception as e:  # a result or an exception that cannot be pickled
+        except Exception as e:  # noqa: BLE001 - a result or an exception that cannot be pickled
             error = WorkerError(f"the result of batch {index} cannot be sent back: {type(e).__name__}: {e}")
             conn.send((index, False, (error, traceback.format_exc())))
 
@@ -134,7 +141,7 @@ class Pool:
         try:
             for _ in range(max(1, workers)):
                 here, there = ctx.Pipe()
-                with _signals_blocked():
+                with signals_blocked():
                     p = ctx.Process(target=_worker, args=(there, parent, initializer, initargs), daemon=True)
                     p.start()
                     self._procs.append(p)

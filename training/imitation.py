@@ -1,9 +1,10 @@
 """Behaviour cloning: a warm start for the policy network from a teacher bot's games.
 
-``collect(...)`` plays games with the bare engine (fast: no env, no PettingZoo) in which the
-*teacher* (by default the heuristic bot) sits in the learner's seat, with the learner's dragon,
-against the training opponents, seats rotated. At every decision of the learner's seat with more
-than one legal action it records the seat's observation, action mask and the teacher's action, the
+``collect(...)`` plays games with :func:`agents.runner.play_game` (the bare engine: fast, no env,
+no PettingZoo) in which the *teacher* (by default the heuristic bot) sits in the learner's seat,
+with the learner's dragon, against the training opponents, seats rotated. At every decision of the
+learner's seat with more than one legal action it records the seat's observation, action mask and
+the teacher's action, the
 teacher's value estimate of every legal action if it has them (the search bot's ``action_values()``),
 and the learner's discounted final reward (for the value network).
 
@@ -39,16 +40,13 @@ def _collect_chunk(args):
     teacher_spec, opp_specs, dragon, players, seed, lo, hi, gamma = args
     from agents import make_agent
     from agents.policy import expected_sizes
-    from havok_env.engine import Game
-    from havok_env.observe import Observer
-    from havok_env.view import SeatView
+    from agents.runner import play_game
 
     teacher = make_agent(teacher_spec)
     action_values = getattr(teacher, "action_values", None)  # the search bot's estimates
     rows = {"obs": [], "mask": [], "action": [], "ret": []}
     if action_values:
         rows["values"] = []
-    observer = None
     for g in range(lo, hi):
         seat = g % players
         rng = np.random.default_rng(seed + g)  # per game, so the chunking cannot change the games
@@ -56,17 +54,8 @@ def _collect_chunk(args):
         table = opps[:seat] + [teacher] + opps[seat:]
         dragons = [None] * players
         dragons[seat] = dragon
-        game = Game(players, dragons, seed=seed + g)
-        if observer is None:
-            observer = Observer(game.cards)
-        views = [SeatView(game, i) for i in range(players)]
-        for i, a in enumerate(table):
-            a.reset(i, players, seed=(seed + g) * 1_000_003 + i)
-        start = len(rows["action"])
-        while not game.is_over:
-            q = game.to_act
-            obs, mask = observer.observe(game, q)
-            a = int(table[q].act(obs, mask, views[q]))
+
+        def record(q, obs, mask, a, seat=seat):
             if q == seat and mask.sum() > 1:
                 rows["obs"].append(obs.astype(np.float16))  # a copy, and half the memory
                 rows["mask"].append(mask.astype(bool))
@@ -76,8 +65,9 @@ def _collect_chunk(args):
                     for b, x in action_values().items():
                         v[b] = x
                     rows["values"].append(v)
-            game.apply(a)
-        r = float(game.rewards()[seat])
+
+        start = len(rows["action"])
+        r = float(play_game(table, seed=seed + g, dragons=dragons, on_decision=record)["rewards"][seat])
         k = len(rows["action"]) - start
         # discounted return seen from each recorded decision (rewards arrive at the end only)
         rows["ret"].extend(r * gamma ** (k - 1 - j) for j in range(k))
@@ -125,7 +115,7 @@ class Collection:
                 self.parts.append(part)
                 if self.progress:
                     self.progress(done, self.games)
-        except BaseException as e:  # re-raised by result(), in the caller's thread
+        except BaseException as e:  # noqa: BLE001 - re-raised by result(), in the caller's thread
             self._error = e
         finally:
             if pool is not None and self._error is not None:

@@ -1,0 +1,99 @@
+"""The project's structure holds: one game loop, one agent-seed formula, imports one way."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CODE = ("agents", "training", "benchmarks", "arena", "havok_env", "train.py", "evaluate.py")
+
+
+def sources():
+    for top in CODE:
+        path = os.path.join(ROOT, top)
+        if top.endswith(".py"):
+            yield top, path
+            continue
+        for folder, _, files in os.walk(path):
+            for f in sorted(files):
+                if f.endswith(".py"):
+                    full = os.path.join(folder, f)
+                    yield os.path.relpath(full, ROOT), full
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def imports(path):
+    out = set()
+    for node in ast.walk(ast.parse(read(path))):
+        if isinstance(node, ast.Import):
+            out.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+# Loops that ask agents to act while a game is not over, other than agents.runner.play_game, and why
+OTHER_LOOPS = {
+    # the fingerprint's own reference loop (its seeds are its own), so that it checks play_game
+    # rather than trusting it
+    "benchmarks/fingerprint.py",
+    # a live game against a person, played a few bot moves per request
+    "arena/bots.py",
+    # the single-agent env plays the opponents between the learner's steps (seeded by the env)
+    "havok_env/wrappers.py",
+}
+
+
+def test_play_game_is_the_one_loop_of_agents():
+    loops = {name for name, path in sources()
+             if re.search(r"while not [\w.]+\.is_over", read(path)) and ".act(" in read(path)}
+    assert loops == {"agents/runner.py"} | OTHER_LOOPS
+
+
+def test_the_agent_seed_formula_lives_in_the_runner():
+    copies = {name for name, path in sources() if "1_000_003" in read(path)}
+    assert copies == {"agents/runner.py"}
+
+
+def test_imports_run_one_way():
+    # data -> engine -> env (havok_env) -> agents -> training -> scripts; arena on the side
+    below = {"havok_env": {"agents", "training", "arena", "train", "evaluate"},
+             "agents": {"training", "arena", "train", "evaluate"},
+             "training": {"arena", "train", "evaluate"},
+             "benchmarks": {"train"}}
+    wrong = []
+    for name, path in sources():
+        top = name.split("/")[0]
+        bad = imports(path) & below.get(top, set())
+        wrong += [f"{name} imports {m}" for m in sorted(bad)]
+    assert wrong == []
+
+
+def test_bots_decode_actions_through_the_seat_view():
+    # an action's offset inside its block (engine.ActionLayout) is the view's business
+    # (SeatView.card_of, seat_of, treasure_of, option_of...): no bot counts from a block's start
+    offsets = re.compile(r"\.(PLAY|DISCARD|SEAT|TREASURE|OPTION)\b")
+    found = [f"{name}: {m.group(0)}" for name, path in sources()
+             if name.startswith(("agents/", "arena/")) for m in offsets.finditer(read(path))]
+    assert found == []
+
+
+def test_the_lint_passes():
+    # the rules of pyproject.toml's [tool.ruff], which .ci/run checks before the tests
+    import shutil
+    import subprocess
+    import sys
+
+    import pytest
+
+    ruff = shutil.which("ruff") or shutil.which("ruff", path=os.path.dirname(sys.executable))
+    if ruff is None:
+        pytest.skip("ruff is not installed (pip install -e '.[dev]')")
+    p = subprocess.run([ruff, "check", "--no-cache", "--quiet", ROOT], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
