@@ -1,10 +1,21 @@
-"""Throughput: random legal play through ``havok_env.env()`` against PettingZoo's texas_holdem_v4.
+"""Throughput of the environment and of the native core, every figure a ratio to a reference
+measured in the same run.
 
-Both environments are driven the same way in the same process: ``env()`` with its standard
-wrappers, observation and action mask read at every step (as a learner needs them), a uniformly
-random legal action. They take turns in short time slices, so a busy machine slows both alike and
-the ratio stays fair. Reports steps/s and games/s for each and the ratio, plus the bare engine's
-decisions/s (no observations).
+Each pair is driven the same way in the same process and takes turns in short time slices, so a
+busy machine slows both alike and the ratio stays fair:
+
+* ``env()`` with its standard wrappers (observation and action mask read at every step, as a
+  learner needs them, a uniformly random legal action) against PettingZoo's ``texas_holdem_v4``,
+  at each player count (the issue's bar: 4x);
+* one Python call per decision, ``Game.apply`` plus ``legal_actions``, against OpenSpiel's C++
+  ``leduc_poker`` through ``pyspiel`` (``apply_action`` plus ``legal_actions``; bar 1x);
+* whole games played inside the core with random legal actions (``_core.random_playouts``)
+  against that ``leduc_poker`` loop (bar 10x);
+* batched stepping (``havok_env.vector.VectorGames``, 256 games, observations and masks written
+  at every step, random legal actions drawn with NumPy) against ``leduc_poker`` with its
+  observation tensor read at every decision (bar 1.5x).
+
+The ``pyspiel`` figures need ``pip install open_spiel``.
 
     python benchmarks/throughput.py [--seconds 20] [--players 2 4]
 """
@@ -100,9 +111,52 @@ def decision_loops(seconds: float, num_players: int = 2, slice_s: float = 0.2) -
             st.apply_action(legal[rng.randrange(len(legal))])
             n += 1
 
-    totals = {"havok (Game.apply + legal_actions)": [0, 0.0],
-              "leduc_poker (pyspiel)": [0, 0.0]}
-    loops = dict(zip(totals, (havok_slice, leduc_slice)))
+    def leduc_obs_slice():
+        n = 0
+        st = leduc.new_initial_state()
+        while True:
+            if st.is_terminal():
+                if n and time.perf_counter() > stop:
+                    return n
+                st = leduc.new_initial_state()
+            if not st.is_chance_node():
+                st.observation_tensor()
+            legal = st.legal_actions()
+            st.apply_action(legal[rng.randrange(len(legal))])
+            n += 1
+
+    from havok_env import _core
+    from havok_env.engine import tables
+    from havok_env.vector import VectorGames
+
+    core_tables = tables(Game(num_players, seed=0).cards).core
+
+    def core_slice():
+        n = 0
+        while not n or time.perf_counter() < stop:
+            n += _core.random_playouts(core_tables, num_players, 20, rng.getrandbits(64))
+        return n
+
+    batch = VectorGames(256, num_players=num_players, seed=0)
+    np_rng = np.random.default_rng(0)
+    state = {"mask": batch.reset()[1]}
+
+    def batch_slice():
+        n = 0
+        mask = state["mask"]
+        while not n or time.perf_counter() < stop:
+            # a uniformly random legal action per game: the largest noise where the mask is set
+            _, mask, _, _, _ = batch.step((np_rng.random(mask.shape) * mask).argmax(axis=1))
+            n += batch.num_envs
+        state["mask"] = mask
+        return n
+
+    loops = {"havok (Game.apply + legal_actions)": havok_slice,
+             "leduc_poker (pyspiel)": leduc_slice,
+             "havok whole games in the core": core_slice,
+             "havok batched steps, obs + masks": batch_slice,
+             "leduc_poker + observation_tensor": leduc_obs_slice}
+    totals = {name: [0, 0.0] for name in loops}
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         for name, loop in loops.items():
@@ -142,11 +196,17 @@ def main(argv=None):
     except ImportError:
         print("(pyspiel not installed: pip install open_spiel for the leduc_poker comparison)")
         return
-    rates = decision_loops(args.seconds)
-    for name, rate in rates.items():
-        print(f"{name:<40}{rate:>12,.0f} decisions/s")
-    havok, leduc = rates.values()
-    print(f"ratio havok / leduc_poker decisions/s (one Python call per decision): {havok / leduc:.2f}x")
+    for n in args.players:
+        rates = decision_loops(args.seconds, num_players=n)
+        for name, rate in rates.items():
+            print(f"{name:<40}{n:>8}{rate:>12,.0f} decisions/s")
+        calls, leduc, core, batch, leduc_obs = rates.values()
+        print(f"ratio havok / leduc_poker, one Python call per decision, {n} players: "
+              f"{calls / leduc:.2f}x (bar 1x)")
+        print(f"ratio havok whole games in the core / leduc_poker, {n} players: "
+              f"{core / leduc:.2f}x (bar 10x)")
+        print(f"ratio havok batched steps with obs + masks / leduc_poker with observation_tensor, "
+              f"{n} players: {batch / leduc_obs:.2f}x (bar 1.5x)")
 
 
 if __name__ == "__main__":

@@ -266,13 +266,7 @@ class Game:
 
     def rewards(self) -> list[float]:
         """+1 to the sole winner, -1 to the rest; in a draw 0 to the tied leaders. Zeros until over."""
-        r = self._core.result()
-        n = self._core.num_players
-        if r is None:
-            return [0.0] * n
-        winners = r["winners"]
-        won = 1.0 if len(winners) == 1 else 0.0
-        return [won if p in winners else -1.0 for p in range(n)]
+        return self._core.rewards()
 
     def seat_name(self, seat: int) -> str:
         return f"player_{seat}"

@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
@@ -15,6 +16,7 @@
 
 #include "engine.hpp"
 #include "observer.hpp"
+#include "vector.hpp"
 
 namespace nb = nanobind;
 using namespace havok;
@@ -676,6 +678,78 @@ NB_MODULE(_core, m) {
             self->layout.finish(cs);
         });
 
+    using F32 = nb::ndarray<float, nb::c_contig, nb::device::cpu>;
+    using I8 = nb::ndarray<int8_t, nb::c_contig, nb::device::cpu>;
+    using U8 = nb::ndarray<uint8_t, nb::c_contig, nb::device::cpu>;
+    using I32 = nb::ndarray<int32_t, nb::c_contig, nb::device::cpu>;
+    using I64 = nb::ndarray<int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+    struct Outs {
+        static Batch::Out check(const Batch& b, const Layout& L, int rewards_per_env, F32 obs, I8 mask,
+                                F32 rewards, U8 terminated, I32 to_act, float* final_obs) {
+            const size_t n = static_cast<size_t>(b.size());
+            if (obs.size() != n * L.layout.size || mask.size() != n * b.game(0).cards().n_actions ||
+                rewards.size() != n * rewards_per_env || terminated.size() != n || to_act.size() != n)
+                throw CoreError("batch buffers of the wrong size");
+            return {obs.data(), mask.data(), rewards.data(), terminated.data(), to_act.data(), final_obs};
+        }
+    };
+    nb::class_<Batch>(m, "Batch")
+        .def("__init__", [](Batch* self, std::shared_ptr<const CardTables> cs, const Layout& L, int num_envs,
+                            int num_players, uint64_t seed, bool learner) {
+            new (self) Batch(std::move(cs), L.layout, num_envs, num_players, seed, learner);
+        })
+        .def_prop_ro("size", &Batch::size)
+        .def("learner_seat", &Batch::learner_seat)
+        .def("game", [](const Batch& b, int i) {
+            if (i < 0 || i >= b.size()) throw CoreError("no such game");
+            auto pg = std::make_unique<PyGame>();
+            pg->g = std::make_unique<Game>(b.game(i));
+            return pg.release();
+        }, nb::rv_policy::take_ownership, "A copy of game i.")
+        .def("reset", [](Batch& b, const Layout& L, int per_env, uint64_t seed, F32 obs, I8 mask, F32 rewards,
+                         U8 terminated, I32 to_act) {
+            Batch::Out out = Outs::check(b, L, per_env, obs, mask, rewards, terminated, to_act, nullptr);
+            nb::gil_scoped_release nogil;
+            b.reset(seed, out);
+        })
+        .def("step", [](Batch& b, const Layout& L, int per_env, I64 actions, F32 obs, I8 mask, F32 rewards,
+                        U8 terminated, I32 to_act, std::optional<F32> final_obs, int threads) {
+            if (actions.shape(0) != static_cast<size_t>(b.size())) throw CoreError("one action per game is needed");
+            float* fo = nullptr;
+            if (final_obs) {
+                if (final_obs->size() != static_cast<size_t>(b.size()) * L.layout.size)
+                    throw CoreError("batch buffers of the wrong size");
+                fo = final_obs->data();
+            }
+            Batch::Out out = Outs::check(b, L, per_env, obs, mask, rewards, terminated, to_act, fo);
+            int bad = b.first_illegal(actions.data());
+            if (bad >= 0) return bad;
+            nb::gil_scoped_release nogil;
+            b.step(actions.data(), out, threads);
+            return -1;
+        }, nb::arg("layout"), nb::arg("per_env"), nb::arg("actions"), nb::arg("obs"), nb::arg("mask"),
+           nb::arg("rewards"), nb::arg("terminated"), nb::arg("to_act"), nb::arg("final_obs").none(),
+           nb::arg("threads"),
+           "Step every game (the GIL released); -1, or the index of the first illegal action "
+           "(then nothing changed).");
+
+    m.def("random_playouts", [](std::shared_ptr<const CardTables> cs, int num_players, int games, uint64_t seed) {
+        if (num_players < 2 || num_players > MAX_PLAYERS || games < 0) throw CoreError("bad playout count");
+        nb::gil_scoped_release nogil;
+        long long decisions = 0;
+        for (int k = 0; k < games; ++k) {
+            Game g(cs, num_players, std::vector<int>(num_players, -1), rng_next(seed) >> 1, false);
+            while (!g.is_over()) {
+                const auto& choices = g.state().pending.choices;
+                g.apply(choices[rng_next(seed) % choices.size()]);
+                ++decisions;
+            }
+        }
+        return decisions;
+    }, nb::arg("tables"), nb::arg("num_players"), nb::arg("games"), nb::arg("seed"),
+       "Plays whole games inside the core with uniformly random legal actions (the GIL "
+       "released); the number of decisions taken (benchmarks/throughput.py).");
+
     nb::class_<PyGame>(m, "Game")
         .def_static("new", [](std::shared_ptr<const CardTables> cs, int n, std::vector<int> dragons,
                               uint64_t seed, bool log, bool advance) {
@@ -726,6 +800,11 @@ NB_MODULE(_core, m) {
             return self.g->score(p);
         })
         .def("scores", [](const PyGame& self) { return self.g->scores(); })
+        .def("rewards", [](const PyGame& self) {
+            float r[MAX_PLAYERS];
+            final_rewards(self.g->state(), r);
+            return std::vector<float>(r, r + self.g->state().n);
+        }, "+1 to the sole winner, -1 to the rest; in a draw 0 to the tied leaders; zeros until over.")
         .def("crash_choices", [](const PyGame& self, int p, nb::dict trig) {
             if (p < 0 || p >= self.g->state().n) throw CoreError("no such seat");
             Trigger t = trigger_from_py(self.g->cards(), trig);
