@@ -34,6 +34,7 @@ observation in ``infos["final_obs"]``).
 from __future__ import annotations
 
 import secrets
+from typing import ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -144,7 +145,7 @@ class SingleAgentVectorEnv(gym.vector.VectorEnv):
     """Gymnasium vector env of the single-agent view against random opponents, stepped in the
     core (see the module docstring). ``infos["action_mask"]`` holds the legal actions."""
 
-    metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
+    metadata: ClassVar[dict] = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int, num_players: int = 2, seed: int | None = None,
                  threads: int = 1, cards: CardSet | None = None, copy: bool = True):
