@@ -76,15 +76,5 @@ void CardTables::finish() {
     n_actions = OPTION + N_OPTIONS;
 }
 
-const Ability& CardTables::ability(int ref) const {
-    if (ref < 0 || ref >= n_refs() || !abilities[ref].present) throw CoreError("no such ability");
-    return abilities[ref];
-}
-
-const std::vector<Op>& CardTables::ops(int ref, int dragon) const {
-    const Ability& a = ability(ref);
-    if (dragon < 0 || dragon >= static_cast<int>(a.ops.size())) throw CoreError("no such dragon");
-    return a.ops[dragon];
-}
 
 }  // namespace havok

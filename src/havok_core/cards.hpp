@@ -116,8 +116,15 @@ struct CardTables {
     int innate(int dragon, bool crash) const { return n_kinds + 2 * dragon + (crash ? 1 : 0); }
     bool is_innate(int ref) const { return ref >= n_kinds; }
     int n_refs() const { return n_kinds + 2 * static_cast<int>(dragons.size()); }
-    const Ability& ability(int ref) const;
-    const std::vector<Op>& ops(int ref, int dragon) const;
+    const Ability& ability(int ref) const {
+        if (ref < 0 || ref >= n_refs() || !abilities[ref].present) throw CoreError("no such ability");
+        return abilities[ref];
+    }
+    const std::vector<Op>& ops(int ref, int dragon) const {
+        const Ability& a = ability(ref);
+        if (dragon < 0 || dragon >= static_cast<int>(a.ops.size())) throw CoreError("no such dragon");
+        return a.ops[dragon];
+    }
 };
 
 }  // namespace havok

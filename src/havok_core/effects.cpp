@@ -10,10 +10,7 @@
 namespace havok {
 
 namespace {
-std::vector<int> sorted_set(const Cards& cards) {
-    std::set<int> s(cards.begin(), cards.end());
-    return {s.begin(), s.end()};
-}
+std::vector<int> sorted_set(const Cards& cards) { return distinct(cards); }
 }  // namespace
 
 Frame& Game::crashed(int fi) { return frame(frame(fi).crashed); }

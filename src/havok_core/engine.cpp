@@ -100,16 +100,6 @@ bool Game::is_legal(int action) const {
     return std::find(c.begin(), c.end(), action) != c.end();
 }
 
-Frame& Game::frame(int index) {
-    if (index < 0 || index >= static_cast<int>(s_.stack.size())) throw CoreError("no such frame");
-    return s_.stack[index];
-}
-
-const Frame& Game::frame(int index) const {
-    if (index < 0 || index >= static_cast<int>(s_.stack.size())) throw CoreError("no such frame");
-    return s_.stack[index];
-}
-
 int Game::seat_from_action(int decider, int action) const {
     if (action < cards_->SEAT || action >= cards_->TREASURE) throw CoreError("not a seat action");
     return (decider + action - cards_->SEAT) % s_.n;
@@ -261,7 +251,7 @@ bool Game::usable(int ref, int seat) const {
 std::vector<int> Game::main_choices(int p) const {
     const CardTables& cs = *cards_;
     std::vector<int> out{cs.END};
-    std::set<int> kinds(s_.hands[p].begin(), s_.hands[p].end());
+    const std::vector<int> kinds = distinct(s_.hands[p]);
     if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p])
         for (int k : kinds)
             if (!cs.ability(k).crash && usable(k, p)) out.push_back(card_action(k));
@@ -317,11 +307,8 @@ std::vector<int> Game::crash_choices(int p, const Trigger& trig) const {
     const CardTables& cs = *cards_;
     std::vector<int> out;
     if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p]) {
-        std::set<int> crashes;
-        for (int k : s_.hands[p])
-            if (cs.ability(k).crash) crashes.insert(k);
-        for (int k : crashes)
-            if (triggered(k, p, trig)) out.push_back(card_action(k));
+        for (int k : distinct(s_.hands[p]))
+            if (cs.ability(k).crash && triggered(k, p, trig)) out.push_back(card_action(k));
     }
     if (s_.ready[p] && !s_.innate_used[p] && triggered(cs.innate(s_.dragons[p], true), p, trig))
         out.push_back(cs.INNATE_CRASH);

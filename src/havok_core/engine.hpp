@@ -2,6 +2,7 @@
 // game until somebody must decide, and stops there with a pending decision. The effect
 // primitives (effects.cpp) are members too, since they act on the game through its helpers.
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,14 @@
 namespace havok {
 
 enum Flow : int { DONE, WAIT, CONTINUE };
+
+// The distinct kinds of a pile, ascending (piles are a few cards: a sorted copy beats a set).
+inline std::vector<int> distinct(const std::vector<int>& pile) {
+    std::vector<int> out(pile);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
 
 class Game {
 public:
@@ -73,8 +82,14 @@ private:
     State s_;
 
     void setup(bool advance);
-    Frame& frame(int index);
-    const Frame& frame(int index) const;
+    Frame& frame(int index) {
+        if (index < 0 || index >= static_cast<int>(s_.stack.size())) throw CoreError("no such frame");
+        return s_.stack[index];
+    }
+    const Frame& frame(int index) const {
+        if (index < 0 || index >= static_cast<int>(s_.stack.size())) throw CoreError("no such frame");
+        return s_.stack[index];
+    }
 
     // helpers the primitives use (engine.py's Game methods of the same names)
     // stops for ``player``'s decision; the purpose gives its kind (PURPOSE_KINDS)
