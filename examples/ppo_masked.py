@@ -134,7 +134,7 @@ def main(argv=None):
 
         b_obs, b_masks = obs_b.reshape(-1, n_obs), masks_b.reshape(-1, n_actions)
         b_actions, b_logprobs = actions_b.reshape(-1), logprobs_b.reshape(-1)
-        b_adv, b_ret, b_val = advantages.reshape(-1), returns.reshape(-1), values_b.reshape(-1)
+        b_adv, b_ret = advantages.reshape(-1), returns.reshape(-1)
         mb = batch_size // args.num_minibatches
         for _ in range(args.update_epochs):
             for idx in torch.randperm(batch_size).split(mb):

@@ -79,7 +79,8 @@ def test_ismcts_bot_plays_a_game_and_mcts_runs_in_evaluate_bots():
     assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
     # OpenSpiel's evaluation utility with its (Python) MCTS bot; its IS-MCTS lacks restart_at()
     mcts_bot = mcts.MCTSBot(game, 2.0, 4, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
-    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), [mcts_bot, pyspiel.make_uniform_random_bot(1, 3)], rng)
+    bots = [mcts_bot, pyspiel.make_uniform_random_bot(1, 3)]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
     assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
 
 

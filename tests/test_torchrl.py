@@ -32,7 +32,8 @@ def test_pettingzoo_wrapper_plays_a_game_with_masks():
         mask = td[g, "action_mask"][0].numpy()
         seat = aec.agent_name_mapping[g]
         o, m = aec.observer.observe(aec.game, seat)
-        assert np.array_equal(mask, m.astype(bool)) and np.array_equal(td[g, "observation", "observation"][0].numpy(), o)
+        assert np.array_equal(mask, m.astype(bool))
+        assert np.array_equal(td[g, "observation", "observation"][0].numpy(), o)
         assert td[g, "info", "dragon"].item() == aec.game.cards.dragon_index(aec.game.dragon(seat).name)
         td[g, "action"] = torch.tensor([int(rng.choice(np.flatnonzero(mask)))])
         td = env.step(td)["next"]

@@ -1,12 +1,13 @@
 """Havok & Hijinks as an RLlib ``MultiAgentEnv`` for ``train_rllib.py`` (RLlib's new API stack).
 
-Each game seats one *learner* (agent id ``"learner"``, RLlib module ``"learner"``) on a random
-seat, playing ``dragon`` (a policy per dragon, as ``train.py`` trains; ``None``: a random dragon
-each game, one policy shared by every dragon, the observation naming the one it plays), and fills every other seat from ``opponents``: a bot spec (``heuristic``, ``random``,
-``search:40``...; it plays inside the env, like :class:`havok_env.wrappers.SingleAgentEnv`'s
-opponents) or ``"self"``, a seat played through RLlib by a frozen earlier copy of the learner
-(agent id ``"frozen_SEAT"``, mapped to one of the modules ``frozen_0..frozen_{k-1}``, which
-``train_rllib.py`` refreshes with the learner's weights as it trains).
+Each game seats one *learner* (agent id ``"learner"``, RLlib module ``"learner"``) on a random seat,
+playing ``dragon`` (a policy per dragon, as ``train.py`` trains; ``None``: a random dragon each
+game, one policy shared by every dragon, the observation naming the one it plays), and fills every
+other seat from ``opponents``: a bot spec (``heuristic``, ``random``, ``search:40``...; it plays
+inside the env, like :class:`havok_env.wrappers.SingleAgentEnv`'s opponents) or ``"self"``, a seat
+played through RLlib by a frozen earlier copy of the learner (agent id ``"frozen_SEAT"``, mapped to
+one of the modules ``frozen_0..frozen_{k-1}``, which ``train_rllib.py`` refreshes with the learner's
+weights as it trains).
 
 Every decision goes to the seat that must take it, crash windows included, so RLlib sees each
 RLlib-played seat's own decisions in order. Observations are
