@@ -14,7 +14,8 @@
 Agent specs: ``random``, ``heuristic``, ``search``, ``search:BUDGET`` or
 ``search:BUDGET:heuristic-picks``, ``pretrained:NAME`` (a model the package ships:
 ``pretrained:fire``), the path of a saved model (``models/fire.safetensors`` or its ``.json``),
-and ``human`` or ``human:NAME`` (a person at this terminal).
+``rllib:CHECKPOINT`` (the policy of a ``train_rllib.py`` checkpoint), and ``human`` or
+``human:NAME`` (a person at this terminal).
 
 Fairness by construction
   * A *deal* is one game seed. Every deal is played once per table (each combination of ``--players``
@@ -1188,7 +1189,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="evaluate.py",
         description="Tournaments between bots, trained agents and humans; the human benchmark ledger.",
         epilog="Agent specs: random, heuristic, search, search:BUDGET[:heuristic-picks], pretrained:NAME, "
-               "a saved model path (.safetensors or .json), human or human:NAME. Without --agents, "
+               "a saved model path (.safetensors or .json), rllib:CHECKPOINT, "
+               "human or human:NAME. Without --agents, "
                "--ledger PATH summarises the "
                "human games. Dragons: an agent with a fixed dragon keeps it in every seat of the "
                "seat rotation (same shuffles every rotation: duplicate deals stay); at its table "

@@ -3,8 +3,9 @@
 ``make_agent(spec)`` builds one from a spec string: ``random``, ``heuristic``, ``search`` or
 ``search:BUDGET`` (``search:BUDGET:heuristic-picks`` leaves the picks of
 :data:`agents.search.HEURISTIC_PICKS` to the heuristic), ``human``, the path of a model saved
-by ``train.py`` (``models/fire.safetensors`` or its ``.json``), or ``pretrained:NAME`` for a model
-the package ships (``pretrained:fire``; see :mod:`agents.policy`).
+by ``train.py`` (``models/fire.safetensors`` or its ``.json``), ``pretrained:NAME`` for a model
+the package ships (``pretrained:fire``; see :mod:`agents.policy`), or ``rllib:CHECKPOINT`` for the
+policy of a ``train_rllib.py`` checkpoint.
 
 A new bot is one file with an :class:`Agent` subclass (its ``from_spec`` reads the spec's settings,
 if it has any; its ``SPEC_FORMS`` name the specs) and one line in :data:`AGENTS`.
@@ -25,6 +26,7 @@ AGENTS = {
     "heuristic": "agents.heuristic:HeuristicAgent",
     "search": "agents.search:SearchAgent",
     "human": "agents.human:HumanAgent",
+    "rllib": "agents.rllib_policy:RLlibPolicy",  # a train_rllib.py checkpoint's policy
 }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib.util
 
 # module -> the name pip installs it by
-PIP_NAMES = {"stable_baselines3": "stable-baselines3", "sb3_contrib": "sb3-contrib"}
+PIP_NAMES = {"stable_baselines3": "stable-baselines3", "sb3_contrib": "sb3-contrib", "ray": "ray[rllib]"}
 
 
 def _installed(module: str) -> bool:

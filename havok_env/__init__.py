@@ -22,4 +22,12 @@ except ImportError as e:
                               "(pip install pettingzoo gymnasium)")
         raise AttributeError(f"module 'havok_env' has no attribute {name!r}")
 else:
-    __all__ += ["env", "raw_env"]
+    __all__ += ["env", "raw_env", "GYM_ID"]
+    import gymnasium as _gym
+
+    # The single-agent view as a Gymnasium id. The entry point is named, not imported: it lives in
+    # the agents package (it turns agent specs such as "heuristic" into opponents), which
+    # gymnasium imports only when the id is made, so `import havok_env` stays light.
+    GYM_ID = "havok_env/HavokHijinks-v0"
+    if GYM_ID not in _gym.registry:
+        _gym.register(id=GYM_ID, entry_point="agents.gym_env:single_agent_env")

@@ -393,5 +393,5 @@ def test_a_registered_bot_is_a_spec(monkeypatch):
     with pytest.raises(AgentSpecError) as e:
         make_agent("nobody")
     assert str(e.value) == ("unknown agent 'nobody'; use random, heuristic, search, search:BUDGET, "
-                            "search:BUDGET:heuristic-picks, human, first, first:NOTE, "
+                            "search:BUDGET:heuristic-picks, human, rllib:CHECKPOINT, first, first:NOTE, "
                             "pretrained:NAME or the path of a saved model (.safetensors)")

@@ -47,6 +47,8 @@ OTHER_LOOPS = {
     "arena/bots.py",
     # the single-agent env plays the opponents between the learner's steps (seeded by the env)
     "havok_env/wrappers.py",
+    # RLlib's multi-agent env, likewise: bots play between the RLlib-played seats' steps
+    "training/rllib_env.py",
 }
 
 
