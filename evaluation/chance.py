@@ -181,13 +181,14 @@ class Event:
     rewards where the outcome ends the game."""
 
     __slots__ = ("kind", "seat", "turn", "outcomes", "weights", "actual", "node", "action", "after",
-                 "_where")
+                 "immediate", "_where")
 
     def __init__(self, kind, seat, turn, outcomes, weights, actual, node, action, where):
         self.kind, self.seat, self.turn, self.action = kind, seat, turn, action
         self.outcomes, self.weights, self.actual = list(outcomes), list(weights), actual
         self.node = node
         self.after = None
+        self.immediate = False  # whether the actual outcome is valued as soon as it is revealed
         self._where = where  # how to rebuild the state after an outcome (see _Tracer.after)
 
     @property
@@ -328,6 +329,20 @@ class Trace:
         self.events, self.rewards, self.num_players = events, rewards, num_players
         self.decisions, self.points, self.just_after = decisions, points, just_after
 
+    def path(self) -> list:
+        """With ``check``: every state where the value is taken on the way the game went, in
+        order (each point, and after a card valued as soon as it is revealed, the state just
+        after it), then the final rewards."""
+        by_node = {ev.node: ev for ev in self.events}
+        out = []
+        for t in range(1, len(self.points) - 1):
+            out.append(self.points[t])
+            ev = by_node.get(t)
+            if ev is not None and ev.immediate:
+                out.append(ev.after[ev.actual])
+        out.append(self.points[-1])
+        return out
+
 
 def trace(record: dict, random_seats=(), check: bool = False, every_outcome: bool = True,
           arrange=None) -> Trace:
@@ -409,6 +424,8 @@ class _Tracer:
         if self.check:
             self.points.append(rewards if rewards is not None else (g.s, g.seen.top))
         for ev in self.events:
+            o = ev.outcomes[ev.actual]
+            ev.immediate = ev.kind == "draw" or ev.kind == "flip" and self.cards.is_treasure(o)
             if self.every_outcome:
                 ev.after = [self.after(ev, o) for o in ev.outcomes]
             else:
