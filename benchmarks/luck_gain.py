@@ -45,7 +45,7 @@ from balance import dragon_orders
 
 from agents import AgentSpecError, make_agent
 from agents.runner import play_game
-from agents.stats import Z95
+from training.stats import Z95
 from evaluation import luck
 
 HALF_WIDTH = 0.06  # +-3 points of win rate, in score (reward) units

@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from .chance import TraceError, trace
-from .value import ValueModel
+from .value import ModelFileError, ValueModel
 
-__all__ = ["corrected_rewards", "corrected_batch", "analyse", "GameLuck", "TraceError", "default_model"]
+__all__ = ["corrected_rewards", "corrected_batch", "analyse", "GameLuck", "TraceError", "default_model",
+           "unavailable", "corrected_or_none"]
 
 RANDOM_POLICY = "random"
 _MODEL: ValueModel | None = None
@@ -34,6 +35,24 @@ def default_model() -> ValueModel:
     if _MODEL is None:
         _MODEL = ValueModel.load()
     return _MODEL
+
+
+def unavailable() -> str | None:
+    """Why the shipped value model cannot correct games of the card set in use (another card set
+    through ``HAVOK_CARDS`` has other features), or None when it can."""
+    try:
+        default_model()
+    except ModelFileError as e:
+        return str(e)
+    return None
+
+
+def corrected_or_none(record: dict, policies=()) -> list[float] | None:
+    """Each seat's corrected reward of a finished game, or None where :func:`unavailable` says
+    why the correction cannot be made: what tournaments and ledgers report."""
+    if unavailable() is not None:
+        return None
+    return [float(v) for v in corrected_rewards(record, policies)]
 
 
 def random_seats(policies) -> list[int]:

@@ -23,6 +23,11 @@ def record(specs, seed, dragons=None):
     return {k: r[k] for k in ("seed", "options", "actions")}
 
 
+def flat(mean_and_ci):
+    """(mean, [lo, hi]) as one flat list, for pytest.approx."""
+    return [mean_and_ci[0], *mean_and_ci[1]]
+
+
 def random_model(seed=0):
     """Any fixed value function keeps the corrections' mean zero: a random network will do."""
     rng = np.random.default_rng(seed)
@@ -311,3 +316,90 @@ def test_shipped_model_loads_without_pickles_and_says_what_it_was_fitted_on(tmp_
         ValueModel.load(bad)
     with pytest.raises(ModelFileError, match="no value model"):
         ValueModel.load(tmp_path / "missing.npz")
+
+
+# -- reported everywhere ---------------------------------------------------------------------------
+
+
+def test_a_tournament_reports_raw_and_corrected_scores_and_paired_differences(tmp_path, capsys):
+    import csv
+
+    import evaluate
+    from training.stats import mean_ci
+
+    argv = ["--agents", "heuristic", "random", "--games", "8", "--seed", "5", "--workers", "1",
+            "--no-progress", "--json", str(tmp_path / "r.json"), "--csv", str(tmp_path / "r.csv")]
+    assert evaluate.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "corrected" in out and "Paired score differences" in out
+    rep = json.loads((tmp_path / "r.json").read_text())
+    games = rep["games"]
+    for i, a in enumerate(rep["agents"]):
+        seats = [g["seats"].index(i) for g in games]
+        raw = [g["rewards"][s] for g, s in zip(games, seats)]
+        cor = [g["corrected"][s] for g, s in zip(games, seats)]
+        assert [a["score"], *a["score_ci95"]] == pytest.approx(flat(mean_ci(raw)))
+        assert [a["corrected_score"], *a["corrected_ci95"]] == pytest.approx(flat(mean_ci(cor)))
+        assert raw != pytest.approx(cor)  # the luck was taken out
+    # each game's correction is the estimator's, on the game's replay
+    g = games[0]
+    specs = [rep["config"]["agents"][a] for a in g["seats"]]
+    agents = [evaluate._Salted(make_agent(s), a) for s, a in zip(specs, g["seats"])]
+    rec = play_game(agents, g["seed"], dragons=g["dragons"])
+    assert g["corrected"] == pytest.approx(list(luck.corrected_rewards(rec, specs)))
+    # the paired difference: per deal (every agent plays every game of it here), over the deals
+    (p,) = rep["paired"]
+    per_deal = {}
+    for g in games:
+        d = per_deal.setdefault(g["deal"], [[], []])
+        for seat, a in enumerate(g["seats"]):
+            d[0 if a == 0 else 1].append(g["corrected"][seat])
+    diffs = [np.mean(x) - np.mean(y) for x, y in per_deal.values()]
+    assert p["deals"] == 4 and [p["corrected_difference"], *p["corrected_difference_ci95"]] == pytest.approx(flat(mean_ci(diffs)))
+    assert p["difference"] == pytest.approx(rep["agents"][0]["score"] - rep["agents"][1]["score"])
+    rows = list(csv.DictReader(open(tmp_path / "r.csv")))
+    assert float(rows[0]["corrected_score"]) == pytest.approx(rep["agents"][0]["corrected_score"], abs=1e-6)
+    assert float(rows[1]["score_ci95_high"]) == pytest.approx(rep["agents"][1]["score_ci95"][1], abs=1e-6)
+
+
+def test_without_a_fitting_value_model_the_corrected_score_is_missing_and_says_why(monkeypatch, capsys):
+    import evaluate
+
+    def refuse(path=None):
+        raise ModelFileError("value.npz reads features version 2; this card set needs another")
+    monkeypatch.setattr(luck, "_MODEL", None)
+    monkeypatch.setattr(ValueModel, "load", classmethod(lambda cls, path=None: refuse()))
+    rep = evaluate.run_tournament(["heuristic", "random"], games=2, seed=1, workers=1, progress=False,
+                                  ledger=None)
+    assert all(a["corrected_score"] is None and a["score"] is not None for a in rep["agents"])
+    assert "features version" in rep["luck"]
+    assert "not available: value.npz reads" in evaluate.format_report(rep)
+
+
+def ledger_entry(specs, seed, humans):
+    rec = play_game([make_agent("random" if s.startswith("human") else s) for s in specs], seed)
+    return {"version": 1, "seed": rec["seed"], "options": rec["options"], "actions": rec["actions"],
+            "seats": list(specs), "humans": humans, "agents": sorted(set(specs)), "result": rec["result"],
+            "turns": rec["turns"], "dragons": rec["dragons"], "decisions": rec["decisions"]}
+
+
+def test_the_ledger_summary_gives_each_human_a_corrected_score_against_each_bot(tmp_path, capsys):
+    import evaluate
+    from training.stats import mean_ci
+
+    entries = [ledger_entry(("human:zoe", "random"), s, [0]) for s in range(4)]
+    entries += [ledger_entry(("heuristic", "human:zoe"), s, [1]) for s in range(4, 7)]
+    path = tmp_path / "ledger.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    assert evaluate.main(["--ledger", str(path), "--json", str(tmp_path / "s.json")]) == 0
+    assert "corrected" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "s.json").read_text())
+    by = {m["opponent"]: m for m in summary["matchups"]}
+    for opp, es in (("random", entries[:4]), ("heuristic", entries[4:])):
+        # the person's decisions are not corrected (here a random bot played them: the estimate
+        # must not treat them as random), the random bot's are
+        cor = [luck.corrected_rewards(e, e["seats"])[e["humans"][0]] for e in es]
+        assert [by[opp]["corrected_score"], *by[opp]["corrected_ci95"]] == pytest.approx(flat(mean_ci(cor)))
+        assert by[opp]["score"] == pytest.approx(np.mean([Game.replay(e).rewards()[e["humans"][0]] for e in es]))
+    lk = luck.analyse(entries[0], entries[0]["seats"])
+    assert {lk.seats[i] for i, k in enumerate(lk.kinds) if k == "decision"} == {1}
