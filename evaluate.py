@@ -55,6 +55,15 @@ head-to-head matrix gives, for each pair, the row agent's win rate in the games 
 agent sat at the table. The interval treats games as independent; duplicate games are positively
 paired, which makes it, if anything, conservative for comparisons.
 
+Each agent also gets its score (mean reward: +1 a sole win, 0 a shared win, -1 a loss) and its
+luck-corrected score, each with a 95% interval (``score``, ``score_ci95``, ``corrected_score``,
+``corrected_ci95``): every game is replayed by the AIVAT estimator of :mod:`evaluation.luck`, which
+takes the luck of the cards, the contests and the random bot's choices out of each seat's reward
+without changing its expectation (docs/luck.md). Each pair of agents gets its paired difference
+over the deals both played (each agent's mean on the deal, one difference per deal), raw and
+corrected, with the interval of that paired difference (``paired``). The ledger summaries give
+each human's score both ways (a person's own decisions are never corrected).
+
 Every game with a human is appended to the ledger (default ``results/human_games.jsonl``) as one
 JSON line: the replay (seed, options, actions), the seats, the agents and the result. Without
 ``--agents``, ``--ledger PATH`` replays and checks each line and summarises each human against each

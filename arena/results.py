@@ -3,7 +3,7 @@
 Humans are the measuring stick: a bot is ranked by how the humans fared against it (the lower the
 humans' win rate, the stronger the bot), with a 95% Wilson interval, and beside it the humans' score
 (mean reward) raw and luck corrected (evaluation/, docs/luck.md), each with its 95% interval: the
-corrected one needs far fewer games for the same certainty. Every finished game counts, the
+corrected one needs fewer games for the same certainty. Every finished game counts, the
 arena's own and games imported from a JSONL ledger.
 """
 

@@ -5,7 +5,8 @@
     python benchmarks/luck_gain.py --check --players 2 --games 20000 --out results/check2.jsonl
 
 For each pairing ``--pair A B``, A plays against B (2 players: A and B alternate seats; N players: one
-A against N - 1 Bs, A's seat rotating), the dragons cycling through every ordered choice, game g on
+A against N - 1 Bs, A's seat rotating), the dragons cycling through every ordered choice (a
+trained model keeps the dragon it was trained for, the others cycle over the rest), game g on
 seed ``--seed + g``. For A it reports the score (mean reward: +1 a win, -1 a loss, 0 a shared
 win) as played and corrected, each with its 95% interval, the standard deviation of one game's
 score both ways and their ratio, and the games a 95% interval of +-3 points needs both ways (points
@@ -27,6 +28,7 @@ fitting seeds (evaluation/data/value.json); the script refuses them.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -45,10 +47,15 @@ from balance import dragon_orders
 
 from agents import AgentSpecError, make_agent
 from agents.runner import play_game
-from training.stats import Z95
 from evaluation import luck
+from havok_env.cards import default_cards
+from training.stats import Z95
 
 HALF_WIDTH = 0.06  # +-3 points of win rate, in score (reward) units
+
+
+def dragon_names() -> list[str]:
+    return [d.name for d in default_cards().dragons]
 
 
 def games_needed(sd: float) -> int:
@@ -57,8 +64,14 @@ def games_needed(sd: float) -> int:
 
 def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True):
     """Play and correct ``games`` games; one row per game."""
-    orders = dragon_orders(players)
     agents = {}  # one agent per spec and seat, built once (a trained model loads once)
+    # a trained model plays the dragon it was trained for, the others rotate over the rest
+    own = getattr(make_agent(a), "meta", None) or {}
+    fixed = own.get("dragon") if isinstance(own.get("dragon"), str) else None
+    if fixed:
+        orders = [o for o in itertools.permutations([d for d in dragon_names() if d != fixed], players - 1)]
+    else:
+        orders = dragon_orders(players)
     rows = []
     t0 = time.time()
     for g in range(games):
@@ -66,6 +79,8 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
         specs = [b] * players
         specs[seat] = a
         dragons = list(orders[(g // players) % len(orders)])
+        if fixed:
+            dragons.insert(seat, fixed)
         for i, s in enumerate(specs):
             if (s, i) not in agents:
                 agents[(s, i)] = make_agent(s)

@@ -71,6 +71,8 @@ class GameLuck:
         self.kinds, self.seats, self.turns = kinds, seats, turns
         self.corrected = self.rewards - corrections.sum(axis=0)
         self.steps = None
+        # per event and seat: the value after what happened, and its expectation over the outcomes
+        self.actual = self.expected = None
 
     def by_kind(self) -> dict[str, np.ndarray]:
         """The total correction of each kind of event, per seat."""
@@ -124,6 +126,7 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
         corrections[e] = actual[e] - expected[e]
     luck = GameLuck(tr.rewards, corrections, [ev.kind for ev in tr.events],
                     [ev.seat for ev in tr.events], [ev.turn for ev in tr.events])
+    luck.expected, luck.actual = expected, actual
     if steps:
         luck.steps = _steps(tr, model, policies, expected, actual, rand)
     return luck
@@ -186,13 +189,14 @@ def explain(record: dict, policies=(), seat: int = 0, model: ValueModel | None =
             return f"declaration {o + 1}"
         return f"action {o}"
 
-    rows = ["| # | turn | event | seat | outcomes | what happened (probability) | correction |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| # | turn | event | seat | outcomes | what happened (probability) | V after | expected V | "
+            "correction |", "|---|---|---|---|---|---|---|---|---|"]
     for i, (ev, c) in enumerate(zip(tr.events, lk.corrections)):
         p = ev.weights[ev.actual] / ev.total
         who = "" if ev.seat is None else f"player_{ev.seat}"
         rows.append(f"| {i + 1} | {ev.turn} | {ev.kind} | {who} | {len(ev.outcomes)} | "
-                    f"{name(ev.kind, ev.outcomes[ev.actual])} ({p:.3f}) | {c[seat]:+.3f} |")
+                    f"{name(ev.kind, ev.outcomes[ev.actual])} ({p:.3f}) | {lk.actual[i][seat]:+.3f} | "
+                    f"{lk.expected[i][seat]:+.3f} | {c[seat]:+.3f} |")
     total = lk.corrections[:, seat].sum()
     rows.append("")
     rows.append(f"player_{seat}: reward {lk.rewards[seat]:+.0f}, corrections {total:+.3f}, "

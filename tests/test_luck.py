@@ -117,6 +117,19 @@ def assert_mean_zero(tables, probabilities=None):
     assert np.abs(corr).max() > 1e-3  # the outcomes did matter
 
 
+def swap(deck: str, at: int, j: int):
+    """An ``arrange`` that swaps the cards at ``at`` and ``j`` of the Havok or Hijinks deck."""
+    def arrange(s):
+        cards = getattr(s, deck)
+        cards[at], cards[j] = cards[j], cards[at]
+    return arrange
+
+
+def first(kind: str):
+    """Picks the first event of ``kind``."""
+    return lambda evs: next(ev for ev in evs if ev.kind == kind)
+
+
 @pytest.mark.parametrize("players", [2, 4])
 def test_first_flip_corrections_average_to_zero_over_every_deck_position(players):
     """Every position of the shuffled Havok deck is equally likely to come up first: with the card
@@ -124,14 +137,7 @@ def test_first_flip_corrections_average_to_zero_over_every_deck_position(players
     rec = {"seed": 20 + players, "options": {"num_players": players, "dragons": None}, "actions": []}
     model = random_model(players)
     size = deck_sizes(players)[0]
-
-    def swap_to_top(j):
-        def arrange(s):
-            s.havok[0], s.havok[j] = s.havok[j], s.havok[0]
-        return arrange
-
-    first = lambda evs: next(ev for ev in evs if ev.kind == "flip")  # noqa: E731
-    tables = [correction_table(rec, first, swap_to_top(j), model) for j in range(size)]
+    tables = [correction_table(rec, first("flip"), swap("havok", 0, j), model) for j in range(size)]
     assert_mean_zero(tables)
 
 
@@ -146,14 +152,7 @@ def test_first_draw_corrections_average_to_zero_over_every_deck_position():
     short, _ = first_action_with(rec, "draw")
     model = random_model(1)
     size = deck_sizes(2)[1]
-
-    def swap_to_top(j):
-        def arrange(s):
-            s.hijinks[0], s.hijinks[j] = s.hijinks[j], s.hijinks[0]
-        return arrange
-
-    first = lambda evs: next(ev for ev in evs if ev.kind == "draw")  # noqa: E731
-    tables = [correction_table(short, first, swap_to_top(j), model) for j in range(size)]
+    tables = [correction_table(short, first("draw"), swap("hijinks", 0, j), model) for j in range(size)]
     assert_mean_zero(tables)
 
 
@@ -166,14 +165,8 @@ def test_look_corrections_average_to_zero_over_every_deck_position():
     before = sum(1 for ev in chance.trace(short, [0, 1]).events if ev.kind == "flip")
     model = random_model(2)
     size = deck_sizes(2)[0]
-
-    def swap(j):
-        def arrange(s):
-            s.havok[before], s.havok[j] = s.havok[j], s.havok[before]
-        return arrange
-
-    first = lambda evs: next(ev for ev in evs if ev.kind == "look")  # noqa: E731
-    tables = [correction_table(short, first, swap(j), model, [0, 1]) for j in range(before, size)]
+    tables = [correction_table(short, first("look"), swap("havok", before, j), model, [0, 1])
+              for j in range(before, size)]
     assert_mean_zero(tables)
 
 
@@ -197,8 +190,7 @@ def test_contest_corrections_average_to_zero_over_the_coin():
             s.rng = r
         return arrange
 
-    first = lambda evs: next(e for e in evs if e.kind == "coin")  # noqa: E731
-    tables = [correction_table(short, first, answer(j), model, [0, 1]) for j in range(m)]
+    tables = [correction_table(short, first("coin"), answer(j), model, [0, 1]) for j in range(m)]
     assert [t[0] for t in tables][0] == list(range(m))
     assert_mean_zero(tables)
 

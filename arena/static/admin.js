@@ -50,7 +50,7 @@ async function load() {
       (st.players ? pct(1 / st.players) : "-") + "."),
     el("p", { class: "muted small" }, "Human score: the humans' mean reward (+1 a sole win, 0 a shared win, " +
       "−1 a loss) ± its 95% interval; corrected: the same with the luck of the cards, contests and random " +
-      "bots taken out of each game (an unbiased estimate that needs far fewer games)."),
+      "bots taken out of each game (an unbiased estimate that needs fewer games for the same certainty)."),
     table(["rank", "bot", "games", "human wins", "draws", "human losses", "human win rate", "95% CI",
       "human score", "corrected", "people"],
       s.bots.map(b => [b.rank || "-", b.bot, b.human_games, b.human_wins, b.draws, b.human_losses,
