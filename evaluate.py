@@ -872,7 +872,8 @@ def write_csv(rep: dict, path: str) -> None:
         w = csv.writer(f)
         w.writerow(["spec", "label", "games", "wins", "draws", "losses", "win_rate", "ci95_low",
                     "ci95_high", "score", "score_ci95_low", "score_ci95_high", "corrected_score",
-                    "corrected_ci95_low", "corrected_ci95_high", "mean_hoard", "mean_turns", "openskill_mu", "openskill_sigma",
+                    "corrected_ci95_low", "corrected_ci95_high", "mean_hoard", "mean_turns", "openskill_mu",
+                    "openskill_sigma",
                     "openskill_ordinal", "dragon", "off_training_games"]
                    + [f"{d.lower()}_{x}" for d in dragons for x in ("games", "wins", "win_rate")])
         plan = rep["config"].get("dragons")

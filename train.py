@@ -286,7 +286,6 @@ def validate(args) -> dict:
 
 def run(args) -> dict:
     cfg = validate(args)
-    import numpy as np
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback

@@ -43,13 +43,13 @@ for p in (ROOT, os.path.dirname(os.path.abspath(__file__))):
     if p not in sys.path:
         sys.path.insert(0, p)
 
-from balance import dragon_orders
+from balance import dragon_orders  # noqa: E402
 
-from agents import AgentSpecError, make_agent
-from agents.runner import play_game
-from evaluation import luck
-from havok_env.cards import default_cards
-from training.stats import Z95
+from agents import AgentSpecError, make_agent  # noqa: E402
+from agents.runner import play_game  # noqa: E402
+from evaluation import luck  # noqa: E402
+from havok_env.cards import default_cards  # noqa: E402
+from training.stats import Z95  # noqa: E402
 
 HALF_WIDTH = 0.06  # +-3 points of win rate, in score (reward) units
 

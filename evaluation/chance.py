@@ -417,7 +417,7 @@ class _Tracer:
                 self.event("decision", seat, s.turn, choices, [1] * len(choices), choices.index(a),
                            ("decision", before))
             watch = _Watch(g, check=self.check)
-            _run(lambda: _apply(g, a), watch)
+            _run(lambda a=a: _apply(g, a), watch)
             self.recorded(watch, (before, a))
             self.looks(g)
         rewards = g.rewards() if g.is_over else None

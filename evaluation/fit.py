@@ -87,7 +87,7 @@ def collect(games: int, start: int = FIT_SEEDS, log=print) -> dict:
 def lambda_returns(values: np.ndarray, data: dict, lam: float) -> np.ndarray:
     """For each row, the λ-return of its seat: G = (1 - λ) V(next state) + λ G(next state), the
     final reward after the last state."""
-    game, step, reward = data["game"], data["step"], data["reward"]
+    game, reward = data["game"], data["reward"]
     out = np.empty_like(values)
     # rows are stored game by game, step by step, seat by seat: walk each game backwards
     bounds = np.flatnonzero(np.diff(game)) + 1

@@ -347,7 +347,8 @@ def test_a_tournament_reports_raw_and_corrected_scores_and_paired_differences(tm
         for seat, a in enumerate(g["seats"]):
             d[0 if a == 0 else 1].append(g["corrected"][seat])
     diffs = [np.mean(x) - np.mean(y) for x, y in per_deal.values()]
-    assert p["deals"] == 4 and [p["corrected_difference"], *p["corrected_difference_ci95"]] == pytest.approx(flat(mean_ci(diffs)))
+    assert p["deals"] == 4
+    assert [p["corrected_difference"], *p["corrected_difference_ci95"]] == pytest.approx(flat(mean_ci(diffs)))
     assert p["difference"] == pytest.approx(rep["agents"][0]["score"] - rep["agents"][1]["score"])
     rows = list(csv.DictReader(open(tmp_path / "r.csv")))
     assert float(rows[0]["corrected_score"]) == pytest.approx(rep["agents"][0]["corrected_score"], abs=1e-6)
