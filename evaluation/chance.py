@@ -16,8 +16,11 @@ Shuffling itself reveals nothing, so it is not an event: the cards it orders bec
 one as they are revealed. For each event the tracer gives the state that follows each outcome,
 up to the next event or decision (or the end), which is what a value function is evaluated on.
 
-How the engine is watched without changing it: the replay runs on :class:`_Probe`, a subclass of
-:class:`~havok_env.engine.Game` whose ``flip_top`` and ``draw`` report each card before it leaves
+How the rules are watched: the game itself runs in the native core, which cannot be stopped inside
+a move, so the replay runs on the project's Python rules (:mod:`evaluation.rules`, the engine the
+core replaced), and every traced game is checked against the core's own replay of the record (the
+same result and hoards; else :class:`TraceError`). It runs on :class:`_Probe`, a subclass of
+:class:`evaluation.rules.engine.Game` whose ``flip_top`` and ``draw`` report each card before it leaves
 its deck, and on a state whose ``rand_below`` reports every draw of the generator made outside a
 shuffle. A plain replay is untouched, so seeded games stay the same byte for byte. An outcome other
 than the one played is produced by rerunning the engine from the last decision with the revealed
@@ -39,8 +42,10 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from havok_env.engine import Game
-from havok_env.state import GameState
+from havok_env import engine as core
+
+from .rules.engine import Game
+from .rules.state import GameState
 
 
 class TraceError(ValueError):
@@ -310,6 +315,19 @@ def _apply(g: _Probe, action: int) -> None:
     g.seen.sync(s.havok)
 
 
+def _agree(record: dict, g: _Probe) -> None:
+    """Refuse a game on which the tracer's rules and the core's disagree."""
+    try:
+        ref = core.Game.replay(record)
+    except (TypeError, KeyError, ValueError) as e:
+        raise TraceError(f"not a game record ({type(e).__name__}: {e})") from None
+    mine = (g.s.result, [g.score(p) for p in range(g.num_players)], g.pending is None)
+    theirs = (ref.result, ref.scores(), ref.pending is None)
+    if mine != theirs:
+        raise TraceError("the luck tracer's rules (evaluation/rules) and the native core replay this "
+                         "record differently; the tracer's copy of the rules needs the core's change")
+
+
 def _settled(g: _Probe):
     """What a value function is evaluated on after an outcome: the rewards if the game is over."""
     if g.s.result is not None:
@@ -421,6 +439,7 @@ class _Tracer:
             self.recorded(watch, (before, a))
             self.looks(g)
         rewards = g.rewards() if g.is_over else None
+        _agree(rec, g)
         if self.check:
             self.points.append(rewards if rewards is not None else (g.s, g.seen.top))
         for ev in self.events:

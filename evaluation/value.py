@@ -33,7 +33,7 @@ class _Layout:
     """Feature positions and per-kind tables for one card set (built once)."""
 
     def __init__(self, cs):
-        from havok_env.engine import _Tables
+        from .rules.engine import _Tables
 
         self.cs = cs
         nh, ne, nd = cs.n_hijinks, cs.n_events, len(cs.dragons)
