@@ -55,6 +55,15 @@ head-to-head matrix gives, for each pair, the row agent's win rate in the games 
 agent sat at the table. The interval treats games as independent; duplicate games are positively
 paired, which makes it, if anything, conservative for comparisons.
 
+Each agent also gets its score (mean reward: +1 a sole win, 0 a shared win, -1 a loss) and its
+luck-corrected score, each with a 95% interval (``score``, ``score_ci95``, ``corrected_score``,
+``corrected_ci95``): every game is replayed by the AIVAT estimator of :mod:`evaluation.luck`, which
+takes the luck of the cards, the contests and the random bot's choices out of each seat's reward
+without changing its expectation (docs/luck.md). Each pair of agents gets its paired difference
+over the deals both played (each agent's mean on the deal, one difference per deal), raw and
+corrected, with the interval of that paired difference (``paired``). The ledger summaries give
+each human's score both ways (a person's own decisions are never corrected).
+
 Every game with a human is appended to the ledger (default ``results/human_games.jsonl``) as one
 JSON line: the replay (seed, options, actions), the seats, the agents and the result. Without
 ``--agents``, ``--ledger PATH`` replays and checks each line and summarises each human against each
@@ -84,7 +93,7 @@ from agents.runner import play_game
 from havok_env.cards import CardDataError, default_cards
 from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS, PLAYER_COUNTS, is_player_count
 from training.parallel import Pool, handle_interrupts
-from training.stats import wilson
+from training.stats import mean_ci, wilson
 
 DEFAULT_LEDGER = os.path.join("results", "human_games.jsonl")
 DEFAULT_GAMES = 100
@@ -359,13 +368,21 @@ def _build_agents(specs: list[str], factory, human_kwargs: dict | None = None) -
 
 def _init_worker(specs, factory):
     _WORKER["agents"] = _build_agents(specs, factory)
+    _WORKER["specs"] = list(specs)
 
 
-def _summarise(job: dict, record: dict) -> dict:
+def _summarise(job: dict, record: dict, specs: list[str] | None = None) -> dict:
+    """One game's line of the report; with the tournament's ``specs``, each seat's reward luck
+    corrected from the replay (None where the correction is unavailable)."""
+    corrected = None
+    if specs is not None:
+        from evaluation.luck import corrected_or_none
+        corrected = corrected_or_none(record, [specs[i] for i in job["seats"]])
     return {"index": job["index"], "deal": job["deal"], "table": job["table"],
             "rotation": job["rotation"], "seed": record["seed"], "seats": job["seats"],
             "dragons": record["dragons"], "winners": record["result"]["winners"],
             "reason": record["result"]["reason"], "scores": record["result"]["scores"],
+            "rewards": record["rewards"], "corrected": corrected,
             "turns": record["turns"], "decisions": record["decisions"]}
 
 
@@ -389,11 +406,13 @@ class _Salted:
         return self.agent.act(observation, action_mask, view)
 
 
-def _play_job(job: dict, agents: list | None = None, log: bool = False) -> tuple[dict, dict]:
-    agents = agents if agents is not None else _WORKER["agents"]
+def _play_job(job: dict, agents: list | None = None, log: bool = False,
+              specs: list[str] | None = None) -> tuple[dict, dict]:
+    if agents is None:
+        agents, specs = _WORKER["agents"], _WORKER["specs"]
     seated = [_Salted(agents[i], i) for i in job["seats"]]
     record = play_game(seated, job["seed"], dragons=job["dragons"], log=log)
-    return _summarise(job, record), record
+    return _summarise(job, record, specs), record
 
 
 def _play_job_summary(job: dict) -> dict:
@@ -461,7 +480,7 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
                 for i in humans:
                     if hasattr(agents[i], "set_table"):
                         agents[i].set_table([labels[a] for a in job["seats"]])
-                summary, record = _play_job(job, agents, log=bool(humans))
+                summary, record = _play_job(job, agents, log=bool(humans), specs=specs)
                 results.append((summary, record))
                 if any(i in job["seats"] for i in humans):
                     _after_human_game(job, record, specs, agents, humans, ledger, seed)
@@ -585,6 +604,7 @@ def report(specs: list[str], num_players: int, games: list[dict], seed=None,
     order = dragon_names()  # of the by-dragon splits
     k = len(specs)
     st = [{"games": 0, "wins": 0, "draws": 0, "losses": 0, "hoard": 0, "turns": 0, "decisions": 0,
+           "rewards": [], "corrected": [],
            "by_dragon": defaultdict(lambda: [0, 0]), "by_seat": defaultdict(lambda: [0, 0]),
            "off": [0, 0, 0]}  # games off training: any, another dragon, another player count
           for _ in range(k)]
@@ -611,6 +631,8 @@ def report(specs: list[str], num_players: int, games: list[dict], seed=None,
             s["by_dragon"][g["dragons"][seat]][1] += won
             s["by_seat"][seat][0] += 1
             s["by_seat"][seat][1] += won
+            s["rewards"].append(_reward(g, seat))
+            s["corrected"].append(g["corrected"][seat] if g.get("corrected") else None)
             other_dragon, other_players = off_training(plan, g, a)
             s["off"][0] += other_dragon or other_players
             s["off"][1] += other_dragon
@@ -636,6 +658,7 @@ def report(specs: list[str], num_players: int, games: list[dict], seed=None,
             "spec": specs[i], "label": labels[i], "games": n, "wins": s["wins"], "draws": s["draws"],
             "losses": s["losses"], "win_rate": s["wins"] / n if n else 0.0,
             "ci95": list(wilson(s["wins"], n)),
+            **score_stats(s["rewards"], s["corrected"]),
             "mean_hoard": s["hoard"] / n if n else 0.0, "mean_turns": s["turns"] / n if n else 0.0,
             "openskill": {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()},
             "by_dragon": {d: {"games": v[0], "wins": v[1], "win_rate": v[1] / v[0],
@@ -663,8 +686,70 @@ def report(specs: list[str], num_players: int, games: list[dict], seed=None,
         "seats": [{"seat": p, "games": v[0], "wins": v[1], "draws": v[2],
                    "win_rate": v[1] / v[0] if v[0] else 0.0, "ci95": list(wilson(v[1], v[0]))}
                   for p, v in enumerate(seat_stats)],
+        "paired": paired(labels, games),
+        "luck": _luck_note(games),
         "games": games,
     }
+
+
+def _reward(g: dict, seat: int) -> float:
+    """A seat's reward (+1 sole winner, 0 tied leader, -1 otherwise), from its game line."""
+    if "rewards" in g:
+        return float(g["rewards"][seat])
+    winners = g["winners"]
+    return (1.0 if len(winners) == 1 else 0.0) if seat in winners else -1.0
+
+
+def score_stats(rewards: list, corrected: list) -> dict:
+    """The raw score (mean reward: +1 a sole win, 0 a shared win, -1 a loss) and the luck-corrected
+    score (evaluation/, docs/luck.md), each with its 95% interval; the corrected ones are None
+    when any game lacks its correction."""
+    s, ci = mean_ci(rewards)
+    out = {"score": s, "score_ci95": ci, "corrected_score": None, "corrected_ci95": None}
+    if rewards and all(c is not None for c in corrected):
+        out["corrected_score"], out["corrected_ci95"] = mean_ci(corrected)
+    return out
+
+
+def paired(labels: list[str], games: list[dict]) -> list[dict]:
+    """For each pair of agents, the mean difference of their scores on the deals both played
+    (each agent's mean over its games of the deal; duplicate deals are the pairing), raw and luck
+    corrected, with the 95% interval of that paired difference over the deals."""
+    by_deal: dict = defaultdict(lambda: defaultdict(lambda: [[], []]))
+    for g in games:
+        for seat, a in enumerate(g["seats"]):
+            cell = by_deal[g["deal"]][a]
+            cell[0].append(_reward(g, seat))
+            cell[1].append(g["corrected"][seat] if g.get("corrected") else None)
+    out = []
+    for a, b in itertools.combinations(range(len(labels)), 2):
+        raw, cor = [], []
+        for deal in by_deal.values():
+            if a in deal and b in deal:
+                raw.append(_mean(deal[a][0]) - _mean(deal[b][0]))
+                both = deal[a][1] + deal[b][1]
+                cor.append(None if None in both else _mean(deal[a][1]) - _mean(deal[b][1]))
+        if not raw:
+            continue
+        d, ci = mean_ci(raw)
+        row = {"a": labels[a], "b": labels[b], "deals": len(raw), "difference": d, "difference_ci95": ci,
+               "corrected_difference": None, "corrected_difference_ci95": None}
+        if None not in cor:
+            row["corrected_difference"], row["corrected_difference_ci95"] = mean_ci(cor)
+        out.append(row)
+    return out
+
+
+def _mean(xs: list) -> float:
+    return sum(xs) / len(xs)
+
+
+def _luck_note(games: list[dict]) -> str | None:
+    """Why the corrected scores are missing, if they are."""
+    if any(not g.get("corrected") for g in games):
+        from evaluation.luck import unavailable
+        return unavailable() or "some games were reported without their luck correction"
+    return None
 
 
 def _pct(x: float) -> str:
@@ -690,8 +775,8 @@ def format_report(rep: dict) -> str:
     plan = c.get("dragons")
     if plan:
         lines.append(_describe_dragons(rep))
-    headers = ["agent", "dragon", "games", "wins", "draws", "win rate", "95% CI", "mean hoard",
-               "mean turns", "mu", "sigma", "ordinal"]
+    headers = ["agent", "dragon", "games", "wins", "draws", "win rate", "95% CI", "score", "corrected",
+               "mean hoard", "mean turns", "mu", "sigma", "ordinal"]
     ranked = sorted(rep["agents"], key=lambda a: -a["openskill"]["ordinal"])
     rows = []
     for a in ranked:
@@ -700,9 +785,15 @@ def format_report(rep: dict) -> str:
         off = (a.get("off_training") or {}).get("games")
         rows.append([a["label"] + (" *" if off else ""), _agent_dragon(a, plan), a["games"], a["wins"],
                      a["draws"], _pct(a["win_rate"]), f"[{_pct(lo)}, {_pct(hi)}]",
+                     _score(a["score"], a["score_ci95"]), _score(a["corrected_score"], a["corrected_ci95"]),
                      f"{a['mean_hoard']:.2f}", f"{a['mean_turns']:.1f}", f"{o['mu']:.2f}",
                      f"{o['sigma']:.2f}", f"{o['ordinal']:.2f}"])
-    lines.append(_table(headers, rows, right={2, 3, 4, 5, 7, 8, 9, 10, 11}))
+    lines.append(_table(headers, rows, right={2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13}))
+    if c["games"]:
+        lines.append("score: mean reward (+1 a sole win, 0 a shared win, -1 a loss) +- its 95% interval; "
+                     "corrected: the same with the luck of the cards, contests and random bots taken "
+                     "out (docs/luck.md)"
+                     + (f"; not available: {rep['luck']}" if rep.get("luck") else ""))
     for a in ranked:
         off = a.get("off_training") or {}
         if off.get("games"):
@@ -728,12 +819,27 @@ def format_report(rep: dict) -> str:
         hrows = [[lab] + ["-" if wr is None else _pct(wr) for wr in row]
                  for lab, row in zip(h["agents"], h["win_rate"])]
         lines.append(_table([""] + h["agents"], hrows, right=set(range(1, len(h["agents"]) + 1))))
+    pairs = rep.get("paired") or []
+    if pairs and any(p["deals"] > 1 for p in pairs):
+        lines.append("")
+        lines.append("Paired score differences on the same deals (first minus second, 95% interval "
+                     "of the paired difference)")
+        prow = [[f"{p['a']} - {p['b']}", p["deals"], _score(p["difference"], p["difference_ci95"]),
+                 _score(p["corrected_difference"], p["corrected_difference_ci95"])] for p in pairs]
+        lines.append(_table(["pair", "deals", "raw", "corrected"], prow, right={1, 2, 3}))
     seats = rep.get("seats") or []
     if seats and c["games"]:
         lines.append("")
         lines.append("Seat win rates (all agents): " + ", ".join(
             f"player_{s['seat']} {_pct(s['win_rate']).strip()}" for s in seats))
     return "\n".join(lines)
+
+
+def _score(mean, ci) -> str:
+    """``+0.123 +- 0.045``, or ``-`` when there is no such score."""
+    if mean is None:
+        return "-"
+    return f"{mean:+.3f} +- {(ci[1] - ci[0]) / 2:.3f}"
 
 
 def _agent_dragon(a: dict, plan: dict | None) -> str:
@@ -765,7 +871,9 @@ def write_csv(rep: dict, path: str) -> None:
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["spec", "label", "games", "wins", "draws", "losses", "win_rate", "ci95_low",
-                    "ci95_high", "mean_hoard", "mean_turns", "openskill_mu", "openskill_sigma",
+                    "ci95_high", "score", "score_ci95_low", "score_ci95_high", "corrected_score",
+                    "corrected_ci95_low", "corrected_ci95_high", "mean_hoard", "mean_turns", "openskill_mu",
+                    "openskill_sigma",
                     "openskill_ordinal", "dragon", "off_training_games"]
                    + [f"{d.lower()}_{x}" for d in dragons for x in ("games", "wins", "win_rate")])
         plan = rep["config"].get("dragons")
@@ -776,10 +884,16 @@ def write_csv(rep: dict, path: str) -> None:
                   for d in dragons]
             w.writerow([a["spec"], a["label"], a["games"], a["wins"], a["draws"], a["losses"],
                         f"{a['win_rate']:.6f}", f"{a['ci95'][0]:.6f}", f"{a['ci95'][1]:.6f}",
+                        *_csv_score(a["score"], a["score_ci95"]),
+                        *_csv_score(a["corrected_score"], a["corrected_ci95"]),
                         f"{a['mean_hoard']:.4f}", f"{a['mean_turns']:.4f}", f"{o['mu']:.4f}",
                         f"{o['sigma']:.4f}", f"{o['ordinal']:.4f}", _agent_dragon(a, plan),
                         (a.get("off_training") or {}).get("games", 0)]
                        + [x for row in by for x in row])
+
+
+def _csv_score(mean, ci) -> list[str]:
+    return ["", "", ""] if mean is None else [f"{mean:.6f}", f"{ci[0]:.6f}", f"{ci[1]:.6f}"]
 
 
 def write_json(obj: dict, path: str) -> None:
@@ -1115,8 +1229,10 @@ def summarise_ledger(entries: list[dict]) -> dict:
     groups: dict[tuple, dict] = {}
     overall: dict[str, dict] = {}
 
-    def add(d: dict, won: bool, drew: bool, hoard: int, opp_hoard: float, turns: int):
+    def add(d: dict, won: bool, drew: bool, hoard: int, opp_hoard: float, turns: int, corrected):
         d["games"] += 1
+        d["rewards"].append(1.0 if won else 0.0 if drew else -1.0)
+        d["corrected"].append(corrected)
         d["wins"] += won
         d["draws"] += drew
         d["losses"] += not (won or drew)
@@ -1125,8 +1241,10 @@ def summarise_ledger(entries: list[dict]) -> dict:
         d["turns"] += turns
 
     blank = lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "hoard": 0, "opp_hoard": 0.0,  # noqa: E731 - a small local helper
-                     "turns": 0}
+                     "turns": 0, "rewards": [], "corrected": []}
+    from evaluation.luck import corrected_or_none
     for e in entries:
+        corrected = corrected_or_none(e, e["seats"])  # people's decisions are never corrected
         winners = set(e["result"]["winners"])
         scores = e["result"]["scores"]
         n = len(e["seats"])
@@ -1136,17 +1254,19 @@ def summarise_ledger(entries: list[dict]) -> dict:
             drew = h in winners and len(winners) > 1
             others = [p for p in range(n) if p != h]
             opp = sum(scores[p] for p in others) / len(others)
-            add(overall.setdefault(name, blank()), won, drew, scores[h], opp, e["turns"])
+            mine = None if corrected is None else corrected[h]
+            add(overall.setdefault(name, blank()), won, drew, scores[h], opp, e["turns"], mine)
             for spec in sorted({e["seats"][p] for p in others}):
                 key = (name, spec, n)
                 add(groups.setdefault(key, blank()), won, drew, scores[h],
                     sum(scores[p] for p in others if e["seats"][p] == spec)
-                    / sum(1 for p in others if e["seats"][p] == spec), e["turns"])
+                    / sum(1 for p in others if e["seats"][p] == spec), e["turns"], mine)
 
     def row(d: dict) -> dict:
         g = d["games"]
         return {"games": g, "wins": d["wins"], "draws": d["draws"], "losses": d["losses"],
                 "win_rate": d["wins"] / g if g else 0.0, "ci95": list(wilson(d["wins"], g)),
+                **score_stats(d["rewards"], d["corrected"]),
                 "mean_hoard": d["hoard"] / g if g else 0.0,
                 "mean_opponent_hoard": d["opp_hoard"] / g if g else 0.0,
                 "mean_turns": d["turns"] / g if g else 0.0}
@@ -1166,18 +1286,22 @@ def format_ledger(summary: dict, path: str, skipped: int) -> str:
         lines.append("(no games yet)")
         return "\n".join(lines)
     headers = ["human", "opponent", "players", "games", "wins", "draws", "losses", "win rate",
-               "95% CI", "mean hoard", "opp. hoard"]
+               "95% CI", "score", "corrected", "mean hoard", "opp. hoard"]
     rows = []
     for m in summary["matchups"]:
         lo, hi = m["ci95"]
         rows.append([m["human"], m["opponent"], m["players"], m["games"], m["wins"], m["draws"],
                      m["losses"], _pct(m["win_rate"]), f"[{_pct(lo)}, {_pct(hi)}]",
+                     _score(m["score"], m["score_ci95"]), _score(m["corrected_score"], m["corrected_ci95"]),
                      f"{m['mean_hoard']:.2f}", f"{m['mean_opponent_hoard']:.2f}"])
-    lines.append(_table(headers, rows, right={2, 3, 4, 5, 6, 7, 9, 10}))
+    lines.append(_table(headers, rows, right={2, 3, 4, 5, 6, 7, 9, 10, 11, 12}))
+    lines.append("score: the human's mean reward (+1 a sole win, 0 a shared win, -1 a loss) +- its 95% "
+                 "interval; corrected: the same with the luck taken out (docs/luck.md)")
     lines.append("")
     lines.append("Overall: " + "; ".join(
         f"{h['human']} won {h['wins']}/{h['games']} ({_pct(h['win_rate']).strip()}, 95% CI "
-        f"{_pct(h['ci95'][0]).strip()}-{_pct(h['ci95'][1]).strip()})" for h in summary["humans"]))
+        f"{_pct(h['ci95'][0]).strip()}-{_pct(h['ci95'][1]).strip()}; score {_score(h['score'], h['score_ci95'])}, "
+        f"corrected {_score(h['corrected_score'], h['corrected_ci95'])})" for h in summary["humans"]))
     return "\n".join(lines)
 
 

@@ -36,7 +36,7 @@ from functools import partial
 from havok_env.cards import CardDataError, default_cards
 from havok_env.constants import PLAYER_COUNTS, is_player_count
 from training.parallel import handle_interrupts
-from training.winrate import evaluate, fmt_eval
+from training.winrate import evaluate, fmt_eval, selection_score
 
 # Defaults of the documented run (docs/TRAINING.md).
 DEFAULTS = dict(
@@ -286,7 +286,6 @@ def validate(args) -> dict:
 
 def run(args) -> dict:
     cfg = validate(args)
-    import numpy as np
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -401,9 +400,9 @@ def run(args) -> dict:
             "players": players, "observation_size": obs_size, "action_size": n_actions}
 
     curve = list(prev.get("curve", []))
-    state = {"best": -1.0, "best_at": None, "snapshots": []}
+    state = {"best": -float("inf"), "best_at": None, "snapshots": []}
     if args.resume and prev.get("best_at_timesteps") is not None:  # keep the earlier best unless beaten
-        scores = [float(np.mean([r["win_rate"] for r in pt["results"]])) for pt in curve
+        scores = [selection_score(pt["results"]) for pt in curve
                   if pt["timesteps"] == prev["best_at_timesteps"]]
         if scores:
             state["best"], state["best_at"] = scores[-1], prev["best_at_timesteps"]
@@ -456,8 +455,10 @@ def run(args) -> dict:
                     self.logger.record(f"eval/win_rate_vs_{key}", r["win_rate"])
                     self.logger.record(f"eval/ci95_low_vs_{key}", r["ci95"][0])
                     self.logger.record(f"eval/ci95_high_vs_{key}", r["ci95"][1])
+                    if r["corrected_score"] is not None:
+                        self.logger.record(f"eval/corrected_score_vs_{key}", r["corrected_score"])
                 self.logger.dump(ts)
-            score = float(np.mean([r["win_rate"] for r in results]))
+            score = selection_score(results)
             mark = ""
             if score > state["best"]:
                 state["best"], state["best_at"] = score, ts

@@ -45,7 +45,9 @@ def parse_args(argv=None):
                    help="agent specs for the other seats, and 'self' for frozen copies of the learner")
     p.add_argument("--iterations", type=int, default=100)
     p.add_argument("--num-env-runners", type=int, default=1, help="sampling processes (0: in the driver)")
-    p.add_argument("--envs-per-runner", type=int, default=1)
+    p.add_argument("--envs-per-runner", type=int, default=8,
+                   help="envs each runner steps together (one batched forward pass for all: "
+                        "4x the steps/s of 1, docs/integrations.md)")
     p.add_argument("--address", default=None, help="a Ray cluster's address ('auto' finds a running one)")
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (default all)")
     p.add_argument("--out", default="models/rllib", help="checkpoint directory")
@@ -62,8 +64,8 @@ def parse_args(argv=None):
     p.add_argument("--measure-sampling", type=int, default=0, metavar="STEPS",
                    help="only time sampling STEPS env steps per runner, then exit")
     args = p.parse_args(argv)
-    for name in ("iterations", "num_env_runners", "snapshot_every", "checkpoint_every", "train_batch_size",
-                 "minibatch_size", "num_epochs"):
+    for name in ("iterations", "num_env_runners", "envs_per_runner", "snapshot_every", "checkpoint_every",
+                 "train_batch_size", "minibatch_size", "num_epochs"):
         lowest = 0 if name == "num_env_runners" else 1
         if getattr(args, name) < lowest:
             p.error(f"--{name.replace('_', '-')} must be at least {lowest}")
@@ -200,7 +202,8 @@ def main(argv=None) -> int:
     try:
         if args.measure_sampling:
             rate = measure_sampling(algo, args.measure_sampling)
-            print(f"sampling: {rate:.0f} env steps/s with {args.num_env_runners} env runner(s)")
+            print(f"sampling: {rate:.0f} env steps/s with {args.num_env_runners} env runner(s) of "
+                  f"{args.envs_per_runner} env(s)")
             return 0
         frozen = frozen_modules(args.snapshots)
         out = Path(args.out).resolve()

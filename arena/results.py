@@ -1,15 +1,19 @@
 """The study's results: per bot, per participant, and OpenSkill ratings with the humans in them.
 
 Humans are the measuring stick: a bot is ranked by how the humans fared against it (the lower the
-humans' win rate, the stronger the bot), with a 95% Wilson interval. Every finished game counts,
-the arena's own and games imported from a JSONL ledger.
+humans' win rate, the stronger the bot), with a 95% Wilson interval, and beside it the humans' score
+(mean reward) raw and luck corrected (evaluation/, docs/luck.md), each with its 95% interval: the
+corrected one needs fewer games for the same certainty. Every finished game counts, the
+arena's own and games imported from a JSONL ledger.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
+from functools import lru_cache
 
-from training.stats import wilson
+from training.stats import mean_ci, wilson
 from havok_env.engine import Game
 
 
@@ -24,10 +28,31 @@ def outcome(result: dict, seat: int) -> str:
     return "win" if len(winners) == 1 else "draw"
 
 
+@lru_cache(maxsize=100_000)
+def _corrected(seed: int, options: str, actions: tuple, policies: tuple) -> tuple | None:
+    """Each seat's luck-corrected reward (cached: a finished game never changes, and the results
+    page is asked for often)."""
+    from evaluation.luck import corrected_or_none
+    got = corrected_or_none({"seed": seed, "options": json.loads(options), "actions": list(actions)},
+                            list(policies))
+    return None if got is None else tuple(got)
+
+
+def human_luck(g: dict, actions: list[int]) -> float | None:
+    """The human's corrected reward in finished game ``g``: the bots' seats are named by the
+    game's bot spec (a random bot's decisions are corrected), the person's decisions never are."""
+    n = g["options"]["num_players"]
+    policies = tuple("human" if p == g["human_seat"] else g["bot"] for p in range(n))
+    got = _corrected(g["seed"], json.dumps(g["options"], sort_keys=True), tuple(actions), policies)
+    return None if got is None else got[g["human_seat"]]
+
+
 def finished_games(store) -> list[dict]:
-    """Finished games in the order they ended, each with its participant's pseudonym and dragons."""
+    """Finished games in the order they ended, each with its participant's pseudonym, dragons,
+    the human's reward and its luck-corrected value."""
     names = pseudonyms(store)
     rows = sorted(store.games(status="finished"), key=lambda g: (g["finished"] or "", g["id"]))
+    acts = store.all_actions()
     out = []
     for g in rows:
         dragons = Game(seed=g["seed"], **g["options"])  # the deal alone fixes the dragons
@@ -38,7 +63,9 @@ def finished_games(store) -> list[dict]:
             "dragon": dragons.dragon(g["human_seat"]).name,
             "dragons": [dragons.dragon(p).name for p in range(n)],
             "scores": list(g["result"]["scores"]), "winners": list(g["result"]["winners"]),
-            "outcome": outcome(g["result"], g["human_seat"]), "turns": g["turns"],
+            "outcome": outcome(g["result"], g["human_seat"]),
+            "reward": {"win": 1.0, "draw": 0.0, "loss": -1.0}[outcome(g["result"], g["human_seat"])],
+            "corrected": human_luck(g, acts.get(g["id"], [])), "turns": g["turns"],
             "decisions": g["n_actions"], "finished": g["finished"], "source": g["source"],
         })
     return out
@@ -55,11 +82,10 @@ def _counts(games: list[dict]) -> dict:
 
 def bot_rows(games: list[dict], bots: list[str]) -> list[dict]:
     """One row per bot: the humans' games against it, their wins, draws and losses, the humans'
-    win rate with its 95% interval, and the bots' rank (1 = the bot humans fared worst against).
-
-    This is the one place per-bot figures are computed: the luck-corrected estimate of the human
-    win rate (the evaluation package's estimator, from each game's replay) belongs in these rows
-    next to the raw rate once that estimator exists; nothing stands in for it until then.
+    win rate with its 95% interval, their score (mean reward) and its luck-corrected estimate,
+    each with its 95% interval (None without games, or where a game has no correction), and the
+    bots' rank (1 = the bot humans fared worst against). This is the one place per-bot figures
+    are computed.
     """
     by_bot: dict[str, list[dict]] = defaultdict(list)
     for g in games:
@@ -71,13 +97,23 @@ def bot_rows(games: list[dict], bots: list[str]) -> list[dict]:
         c = _counts(gs)
         rows.append({"bot": b, "human_games": c["games"], "human_wins": c["wins"],
                      "draws": c["draws"], "human_losses": c["losses"],
-                     "human_win_rate": c["win_rate"], "ci95": c["ci95"],
+                     "human_win_rate": c["win_rate"], "ci95": c["ci95"], **_scores(gs),
                      "participants": len({g["participant"] for g in gs}),
                      "fair_share": 1 / gs[0]["players"] if gs else None})
     ranked = sorted((r for r in rows if r["human_games"]), key=lambda r: (r["human_win_rate"], -r["human_games"]))
     for i, r in enumerate(ranked, 1):
         r["rank"] = i
     return ranked + [dict(r, rank=None) for r in rows if not r["human_games"]]
+
+
+def _scores(games: list[dict]) -> dict:
+    out = {"human_score": None, "human_score_ci95": None, "corrected_human_score": None,
+           "corrected_human_ci95": None}
+    if games:
+        out["human_score"], out["human_score_ci95"] = mean_ci([g["reward"] for g in games])
+        if all(g.get("corrected") is not None for g in games):
+            out["corrected_human_score"], out["corrected_human_ci95"] = mean_ci([g["corrected"] for g in games])
+    return out
 
 
 def participant_rows(games: list[dict]) -> list[dict]:
@@ -147,11 +183,14 @@ def format_summary(s: dict, url: str) -> str:
         return "\n".join(lines)
     lines += ["", "Bots, ranked by how the humans fared against them (1 = the humans' hardest opponent):"]
     head = ["rank", "bot", "games", "human wins", "draws", "human losses", "human win rate", "95% CI",
-            "people"]
+            "human score", "corrected", "people"]
     rows = [[r["rank"] or "-", r["bot"], r["human_games"], r["human_wins"], r["draws"],
              r["human_losses"], _pct(r["human_win_rate"]),
-             f"[{_pct(r['ci95'][0])}, {_pct(r['ci95'][1])}]", r["participants"]] for r in s["bots"]]
+             f"[{_pct(r['ci95'][0])}, {_pct(r['ci95'][1])}]", _score(r["human_score"], r["human_score_ci95"]),
+             _score(r["corrected_human_score"], r["corrected_human_ci95"]), r["participants"]] for r in s["bots"]]
     lines.append(_table(head, rows))
+    lines.append("human score: mean reward (+1 a sole win, 0 a shared win, -1 a loss) +- its 95% interval; "
+                 "corrected: the same with the luck of cards, contests and random bots taken out (docs/luck.md)")
     lines += ["", "Participants:"]
     rows = [[p["participant"], p["games"], p["wins"], p["draws"], p["losses"], _pct(p["win_rate"]),
              f"[{_pct(p['ci95'][0])}, {_pct(p['ci95'][1])}]",
@@ -164,6 +203,10 @@ def format_summary(s: dict, url: str) -> str:
             for r in s["ratings"]]
     lines.append(_table(["name", "kind", "mu", "sigma", "ordinal"], rows))
     return "\n".join(lines)
+
+
+def _score(mean, ci) -> str:
+    return "-" if mean is None else f"{mean:+.3f} +- {(ci[1] - ci[0]) / 2:.3f}"
 
 
 def _table(head: list[str], rows: list[list]) -> str:

@@ -284,8 +284,19 @@ def test_a_terminal_ledger_imports(tmp_path):
     a = make_arena(f"sqlite:///{tmp_path}/a.db")
     out = ledger.import_text(a.store, "\n".join(lines))
     assert out["imported"] == 3
-    rows = {r["bot"]: r for r in results.summary(a.store, a.study)["bots"]}
+    s = results.summary(a.store, a.study)
+    rows = {r["bot"]: r for r in s["bots"]}
     assert rows["heuristic"]["human_games"] == 3
+    # the humans' score against the bot, raw and luck corrected from each game's replay (the
+    # person's decisions uncorrected), each with its interval, on the page and in the text summary
+    from training.stats import mean_ci
+    from evaluation.luck import corrected_rewards
+    recs = [json.loads(line) for line in lines]
+    want = mean_ci([corrected_rewards(r, ["human", "heuristic"])[0] for r in recs])
+    got = rows["heuristic"]
+    assert [got["corrected_human_score"], *got["corrected_human_ci95"]] == pytest.approx([want[0], *want[1]])
+    assert got["human_score"] == pytest.approx(sum(Game.replay(r).rewards()[0] for r in recs) / 3)
+    assert "corrected" in results.format_summary(s, "sqlite://")
     a.store.close()
 
 

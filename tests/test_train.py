@@ -367,3 +367,32 @@ def test_self_play_snapshots_are_saved_models_that_join_the_pool(tmp_path):
     assert len(snaps) >= 6 and all(f.endswith((".safetensors", ".json")) for f in snaps)
     agent = make_agent(os.path.join(out + "_checkpoints", snaps[0]))
     assert agent.meta["affinity"] == "fire" and agent.record["network"]["pi"] == [16]
+
+
+def test_the_periodic_evaluation_picks_the_best_model_by_the_corrected_score():
+    from training.stats import mean_ci
+    from evaluation.luck import corrected_rewards
+
+    def flat(m):
+        return [m[0], *m[1]]
+
+    r = train.evaluate("heuristic", "random", "fire", 2, 6, seed=3)
+    assert {"score", "score_ci95", "corrected_score", "corrected_ci95"} <= set(r)
+    want = []
+    for g in range(6):  # the learner's seat rotates; the random opponent's decisions are corrected
+        seat = g % 2
+        table = [make_agent("random")]
+        table.insert(seat, make_agent("heuristic"))
+        specs = ["random", "random"]
+        specs[seat] = "learner"
+        rec = play_game(table, seed=3 + g, dragons=["fire" if p == seat else None for p in range(2)])
+        want.append(corrected_rewards(rec, specs)[seat])
+    assert [r["corrected_score"], *r["corrected_ci95"]] == pytest.approx(flat(mean_ci(want)))
+    assert r["score"] == pytest.approx((r["wins"] - r["losses"]) / 6)
+    # the pick: the corrected score, not the win rate; an old curve point without one by its raw score
+    lucky = {"opponent": "x", "games": 10, "wins": 9, "draws": 0, "losses": 1, "win_rate": 0.9,
+             "corrected_score": 0.1}
+    steady = dict(lucky, wins=6, losses=4, win_rate=0.6, corrected_score=0.3)
+    assert train.selection_score([steady]) > train.selection_score([lucky])
+    assert train.selection_score([dict(lucky, corrected_score=None)]) == pytest.approx(0.8)
+    assert train.selection_score([{k: v for k, v in lucky.items() if k != "corrected_score"}]) == pytest.approx(0.8)

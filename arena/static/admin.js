@@ -25,6 +25,12 @@ function hoards(scores, seat) {
 
 function outcome(o) { return el("span", { class: "outcome-" + o }, o); }
 
+// a score (mean reward, -1 to +1) with the half-width of its 95% interval, or "-"
+function score(mean, ci) {
+  if (mean === null || mean === undefined) return "-";
+  return (mean >= 0 ? "+" : "") + mean.toFixed(3) + " ± " + ((ci[1] - ci[0]) / 2).toFixed(3);
+}
+
 async function load() {
   let s;
   try { s = await api("GET", "/api/admin/results", adminToken); } catch (e) { showError(e.message); return; }
@@ -42,11 +48,17 @@ async function load() {
     el("p", { class: "muted small" }, "Rank 1 is the bot the humans found hardest (lowest human win rate). " +
       "Intervals are 95% Wilson intervals. A fair share at this table is " +
       (st.players ? pct(1 / st.players) : "-") + "."),
-    table(["rank", "bot", "games", "human wins", "draws", "human losses", "human win rate", "95% CI", "people"],
+    el("p", { class: "muted small" }, "Human score: the humans' mean reward (+1 a sole win, 0 a shared win, " +
+      "−1 a loss) ± its 95% interval; corrected: the same with the luck of the cards, contests and random " +
+      "bots taken out of each game (an unbiased estimate that needs fewer games for the same certainty)."),
+    table(["rank", "bot", "games", "human wins", "draws", "human losses", "human win rate", "95% CI",
+      "human score", "corrected", "people"],
       s.bots.map(b => [b.rank || "-", b.bot, b.human_games, b.human_wins, b.draws, b.human_losses,
         b.human_games ? [el("span", { class: "bar", style: null, "data-w": b.human_win_rate }), " ", pct(b.human_win_rate)] : "-",
-        b.human_games ? "[" + pct(b.ci95[0]) + ", " + pct(b.ci95[1]) + "]" : "-", b.participants]),
-      [0, 2, 3, 4, 5, 6, 8]));
+        b.human_games ? "[" + pct(b.ci95[0]) + ", " + pct(b.ci95[1]) + "]" : "-",
+        score(b.human_score, b.human_score_ci95), score(b.corrected_human_score, b.corrected_human_ci95),
+        b.participants]),
+      [0, 2, 3, 4, 5, 6, 8, 9, 10]));
   bots.querySelectorAll(".bar").forEach(b => { b.style.width = Math.round(60 * Number(b.dataset.w)) + "px"; });
 
   const ratings = el("div", { class: "panel" }, el("h2", {}, "OpenSkill ratings (Plackett-Luce), humans and bots together"),

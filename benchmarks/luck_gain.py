@@ -1,0 +1,205 @@
+"""How many fewer games the luck-corrected score needs (evaluation/, docs/luck.md).
+
+    python benchmarks/luck_gain.py --pair heuristic random --pair search heuristic --games 1000
+    python benchmarks/luck_gain.py --pair pretrained:fire heuristic --games 1000 --steps
+    python benchmarks/luck_gain.py --check --players 2 --games 20000 --out results/check2.jsonl
+
+For each pairing ``--pair A B``, A plays against B (2 players: A and B alternate seats; N players: one
+A against N - 1 Bs, A's seat rotating), the dragons cycling through every ordered choice (a
+trained model keeps the dragon it was trained for, the others cycle over the rest), game g on
+seed ``--seed + g``. For A it reports the score (mean reward: +1 a win, -1 a loss, 0 a shared
+win) as played and corrected, each with its 95% interval, the standard deviation of one game's
+score both ways and their ratio, and the games a 95% interval of +-3 points needs both ways (points
+of the win rate counting a draw as half, (score + 1) / 2, so +-3 points is +-0.06 of score).
+``--steps`` also says where the variance left comes from: the corrected score is split into what
+is left of each step of the game (evaluation.luck.analyse), and the standard deviation of each
+kind of step's total is shown, with the luck each kind of event took out.
+
+``--check`` plays heuristic against random (``--players``, default 2) and checks the estimator is
+unbiased: the mean correction, the paired difference of the two means, must be within its interval
+of zero.
+
+``--out PATH`` appends one JSON line per game (pairing, seed, seat, raw and corrected score, and the
+steps), so that a long measurement can be run in pieces (``--seed`` and ``--games`` per piece) and
+then summarised with ``--summarise PATH``. The seeds must stay clear of the value function's
+fitting seeds (evaluation/data/value.json); the script refuses them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import os
+import sys
+import time
+from collections import defaultdict
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for p in (ROOT, os.path.dirname(os.path.abspath(__file__))):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+from balance import dragon_orders  # noqa: E402
+
+from agents import AgentSpecError, make_agent  # noqa: E402
+from agents.runner import play_game  # noqa: E402
+from evaluation import luck  # noqa: E402
+from havok_env.cards import default_cards  # noqa: E402
+from training.stats import Z95  # noqa: E402
+
+HALF_WIDTH = 0.06  # +-3 points of win rate, in score (reward) units
+
+
+def dragon_names() -> list[str]:
+    return [d.name for d in default_cards().dragons]
+
+
+def games_needed(sd: float) -> int:
+    return math.ceil((Z95 * sd / HALF_WIDTH) ** 2)
+
+
+def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True):
+    """Play and correct ``games`` games; one row per game."""
+    agents = {}  # one agent per spec and seat, built once (a trained model loads once)
+    # a trained model plays the dragon it was trained for, the others rotate over the rest
+    own = getattr(make_agent(a), "meta", None) or {}
+    fixed = own.get("dragon") if isinstance(own.get("dragon"), str) else None
+    if fixed:
+        orders = [o for o in itertools.permutations([d for d in dragon_names() if d != fixed], players - 1)]
+    else:
+        orders = dragon_orders(players)
+    rows = []
+    t0 = time.time()
+    for g in range(games):
+        seat = g % players
+        specs = [b] * players
+        specs[seat] = a
+        dragons = list(orders[(g // players) % len(orders)])
+        if fixed:
+            dragons.insert(seat, fixed)
+        for i, s in enumerate(specs):
+            if (s, i) not in agents:
+                agents[(s, i)] = make_agent(s)
+        rec = play_game([agents[(s, i)] for i, s in enumerate(specs)], seed=seed + g, dragons=dragons)
+        lk = luck.analyse(rec, specs, steps=steps)
+        row = {"a": a, "b": b, "players": players, "seed": seed + g, "seat": seat,
+               "raw": float(lk.rewards[seat]), "corrected": float(lk.corrected[seat]),
+               "luck": {k: float(v[seat]) for k, v in lk.by_kind().items()}}
+        if steps:
+            left = defaultdict(float)
+            for label, _, v in lk.steps:
+                left[label] += float(v[seat])
+            row["steps"] = dict(left)
+        rows.append(row)
+        if out is not None:
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+        if progress and (g + 1) % 100 == 0:
+            print(f"  {g + 1}/{games} games, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    return rows
+
+
+def summary(rows: list) -> dict:
+    raw = np.array([r["raw"] for r in rows])
+    cor = np.array([r["corrected"] for r in rows])
+    n = len(rows)
+    sd_raw, sd_cor = raw.std(ddof=1), cor.std(ddof=1)
+    diff = raw - cor
+    return {"games": n, "score": raw.mean(), "ci": Z95 * sd_raw / math.sqrt(n),
+            "corrected": cor.mean(), "corrected_ci": Z95 * sd_cor / math.sqrt(n),
+            "sd": sd_raw, "corrected_sd": sd_cor, "ratio": sd_cor / sd_raw,
+            "needed": games_needed(sd_raw), "corrected_needed": games_needed(sd_cor),
+            "correction": diff.mean(), "correction_ci": Z95 * diff.std(ddof=1) / math.sqrt(n)}
+
+
+def report(rows: list, steps: bool) -> str:
+    groups = defaultdict(list)
+    for r in rows:
+        groups[(r["a"], r["b"], r["players"])].append(r)
+    lines = ["| pairing | players | games | score (raw) | corrected | SD raw | SD corrected | ratio | "
+             "games for +-3 points: raw | corrected |", "|---|---|---|---|---|---|---|---|---|---|"]
+    details = []
+    for (a, b, n), rs in groups.items():
+        s = summary(rs)
+        lines.append(f"| {a} vs {b} | {n} | {s['games']:,} | {s['score']:+.3f} +- {s['ci']:.3f} | "
+                     f"{s['corrected']:+.3f} +- {s['corrected_ci']:.3f} | {s['sd']:.3f} | "
+                     f"{s['corrected_sd']:.3f} | **{s['ratio']:.2f}** | {s['needed']:,} | "
+                     f"{s['corrected_needed']:,} |")
+        details.append(f"{a} vs {b}, {n} players: mean correction {s['correction']:+.4f} +- "
+                       f"{s['correction_ci']:.4f} (95%): "
+                       + ("consistent with zero" if abs(s['correction']) <= s['correction_ci'] else
+                          "NOT within its interval of zero"))
+        luck_sd = _sds([r["luck"] for r in rs], len(rs))
+        details.append("  luck taken out, SD per game by kind of event: "
+                       + ", ".join(f"{k} {v:.3f}" for k, v in luck_sd))
+        if steps and all("steps" in r for r in rs):
+            left = _sds([r["steps"] for r in rs], len(rs))
+            details.append("  left after correction, SD per game by kind of step: "
+                           + ", ".join(f"{k} {v:.3f}" for k, v in left if v >= 0.005))
+    return "\n".join(lines + [""] + details)
+
+
+def _sds(dicts: list, n: int) -> list:
+    keys = sorted({k for d in dicts for k in d})
+    out = [(k, float(np.std([d.get(k, 0.0) for d in dicts], ddof=1))) for k in keys]
+    return sorted(out, key=lambda kv: -kv[1])
+
+
+def check_seeds(seed: int, games: int) -> None:
+    meta = luck.default_model().meta
+    lo, hi = meta.get("seeds", (0, 0))
+    if seed < hi and lo < seed + games:
+        raise SystemExit(f"luck_gain.py: seeds {seed}..{seed + games - 1} overlap the value function's "
+                         f"fitting seeds {lo}..{hi - 1}; choose another --seed")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pair", nargs=2, action="append", metavar=("A", "B"), help="agent specs")
+    ap.add_argument("--check", action="store_true", help="heuristic vs random, unbiasedness check")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--games", type=int, default=400)
+    ap.add_argument("--seed", type=int, default=1_000_000)
+    ap.add_argument("--steps", action="store_true", help="where the variance left comes from")
+    ap.add_argument("--out", help="append one JSON line per game here")
+    ap.add_argument("--summarise", metavar="PATH", help="report the games of a --out file")
+    args = ap.parse_args(argv)
+    if args.summarise:
+        with open(args.summarise) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        print(report(rows, steps=True))
+        return 0
+    pairs = [tuple(p) for p in args.pair or []]
+    if args.check:
+        pairs.append(("heuristic", "random"))
+    if not pairs:
+        ap.error("give --pair A B (repeatable), --check or --summarise PATH")
+    if args.games < 2:
+        ap.error("--games must be at least 2")
+    check_seeds(args.seed, args.games)
+    out = open(args.out, "a") if args.out else None
+    rows = []
+    try:
+        for a, b in pairs:
+            try:
+                make_agent(a), make_agent(b)
+            except AgentSpecError as e:
+                print(f"{a} vs {b}: skipped ({e})")
+                continue
+            t = time.time()
+            rows += play(a, b, args.players, args.seed, args.games, args.steps, out)
+            print(f"{a} vs {b}: {args.games} games in {time.time() - t:.0f} s", file=sys.stderr)
+    finally:
+        if out is not None:
+            out.close()
+    if rows:
+        print(report(rows, args.steps))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""Luck-corrected rewards: the AIVAT estimator for Havok & Hijinks.
+
+For a recorded game (a replay: ``seed``, ``options``, ``actions``) the corrected reward of a seat is
+its reward minus one correction for every luck event of the game (:mod:`evaluation.chance`): for a
+chance event, the value after what happened minus the expected value over everything that could
+have happened, weighted by its true probability; for a decision of a seat played by the uniformly
+random bot, the value after its action minus the mean over its legal actions. Each correction has
+expectation zero whatever happened before, so the corrected reward has the same expectation as the
+reward (an unbiased estimate of the same thing) but a smaller variance: most of the luck of the
+draw is taken out. Decisions of deterministic bots (heuristic, search, trained models: deterministic
+given their seed) need no correction; people's decisions get none. The value function is fixed
+(:class:`evaluation.value.ValueModel`, fitted on other bot games before any evaluation).
+
+Burch, Schmid, Moravčík, Morrill and Bowling, "AIVAT: A New Variance Reduction Technique for Agent
+Evaluation in Imperfect Information Games", AAAI 2018 (arXiv:1612.06915). See docs/luck.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .chance import TraceError, trace
+from .value import ModelFileError, ValueModel
+
+__all__ = ["corrected_rewards", "corrected_batch", "analyse", "GameLuck", "TraceError", "default_model",
+           "unavailable", "corrected_or_none"]
+
+RANDOM_POLICY = "random"
+_MODEL: ValueModel | None = None
+
+
+def default_model() -> ValueModel:
+    """The shipped value model (loaded once)."""
+    global _MODEL
+    if _MODEL is None:
+        _MODEL = ValueModel.load()
+    return _MODEL
+
+
+def unavailable() -> str | None:
+    """Why the shipped value model cannot correct games of the card set in use (another card set
+    through ``HAVOK_CARDS`` has other features), or None when it can."""
+    try:
+        default_model()
+    except ModelFileError as e:
+        return str(e)
+    return None
+
+
+def corrected_or_none(record: dict, policies=()) -> list[float] | None:
+    """Each seat's corrected reward of a finished game, or None where :func:`unavailable` says
+    why the correction cannot be made: what tournaments and ledgers report."""
+    if unavailable() is not None:
+        return None
+    return [float(v) for v in corrected_rewards(record, policies)]
+
+
+def random_seats(policies) -> list[int]:
+    """Seats whose policy is the uniformly random bot (agent spec ``random``)."""
+    return [i for i, p in enumerate(policies or ()) if p is not None and str(p).strip() == RANDOM_POLICY]
+
+
+class GameLuck:
+    """One game's correction: ``rewards`` (as played), ``corrected`` (rewards minus the
+    corrections), and per event (in the order they happened) its ``kinds``, ``seats``, ``turns``
+    and ``corrections`` (one row per event, one column per seat)."""
+
+    def __init__(self, rewards, corrections, kinds, seats, turns):
+        self.rewards = np.asarray(rewards, dtype=np.float64)
+        self.corrections = corrections
+        self.kinds, self.seats, self.turns = kinds, seats, turns
+        self.corrected = self.rewards - corrections.sum(axis=0)
+        self.steps = None
+        # per event and seat: the value after what happened, and its expectation over the outcomes
+        self.actual = self.expected = None
+
+    def by_kind(self) -> dict[str, np.ndarray]:
+        """The total correction of each kind of event, per seat."""
+        out: dict[str, np.ndarray] = {}
+        for k, c in zip(self.kinds, self.corrections):
+            out[k] = out.get(k, 0) + c
+        return out
+
+
+def _values(model: ValueModel, states: list, n: int, random=()) -> np.ndarray:
+    """Values of a list of after-states: ``(GameState, top_seen)`` pairs (valued by the model) or
+    final rewards (taken as they are)."""
+    out = np.empty((len(states), n))
+    idx = [i for i, a in enumerate(states) if isinstance(a, tuple)]
+    if idx:
+        out[idx] = model.values([states[i] for i in idx], random)
+    for i, a in enumerate(states):
+        if not isinstance(a, tuple):
+            out[i] = a
+    return out
+
+
+def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: bool = False) -> GameLuck:
+    """The luck correction of one finished game. ``policies`` names each seat's agent (a spec
+    such as ``random``, ``heuristic``, ``search``, a model path, ``human``; None if unknown): only
+    the ``random`` bot's decisions are corrected. Raises :class:`TraceError` for a record that does
+    not replay, or that stops before the game's end.
+
+    ``steps=True`` also splits the corrected reward into what is left of each step of the game
+    (``GameLuck.steps``: label, seat, value per seat; they sum to ``corrected``): for a luck event,
+    the expected value after it minus the value before it (zero for a perfect value function), and
+    for everything else (a decision left uncorrected, the engine carrying a revealed card on) the
+    change of value across it. That is where the variance left comes from."""
+    model = model or default_model()
+    rand = random_seats(policies)
+    tr = trace(record, rand, check=steps)
+    if tr.rewards is None:
+        raise TraceError("the record stops before the end of the game")
+    n = tr.num_players
+    flat = [a for ev in tr.events for a in ev.after]
+    values = _values(model, flat, n, rand)
+    corrections = np.zeros((len(tr.events), n))
+    expected = np.zeros((len(tr.events), n))
+    actual = np.zeros((len(tr.events), n))
+    i = 0
+    for e, ev in enumerate(tr.events):
+        v = values[i:i + len(ev.outcomes)]
+        i += len(ev.outcomes)
+        p = np.asarray(ev.weights, dtype=np.float64) / ev.total
+        expected[e], actual[e] = p @ v, v[ev.actual]
+        corrections[e] = actual[e] - expected[e]
+    luck = GameLuck(tr.rewards, corrections, [ev.kind for ev in tr.events],
+                    [ev.seat for ev in tr.events], [ev.turn for ev in tr.events])
+    luck.expected, luck.actual = expected, actual
+    if steps:
+        luck.steps = _steps(tr, model, policies, expected, actual, rand)
+    return luck
+
+
+def _steps(tr, model, policies, expected, actual, rand) -> list:
+    """What is left of each step (see :func:`analyse`)."""
+    n = tr.num_players
+    points = tr.points
+    pv = _values(model, [p if p is not None else [0.0] * n for p in points], n, rand)
+    at = {ev.node: (e, ev) for e, ev in enumerate(tr.events)}
+    out = []
+    for t in range(len(points) - 1):
+        if t in at:
+            e, ev = at[t]
+            out.append((ev.kind, ev.seat, expected[e] - pv[t]))
+            rest = pv[t + 1] - actual[e]
+            if np.any(rest):  # a card valued as soon as revealed, then carried on by the engine
+                out.append((f"{ev.kind}, then", ev.seat, rest))
+        else:
+            s = points[t][0]
+            seat = s.pending["player"] if s.pending is not None else None
+            who = policies[seat] if seat is not None and seat < len(policies or ()) else None
+            out.append((f"decision: {who or 'unknown'}", seat, pv[t + 1] - pv[t]))
+    return out
+
+
+def corrected_rewards(record: dict, policies=(), model: ValueModel | None = None) -> np.ndarray:
+    """Each seat's luck-corrected reward in one finished game (see :func:`analyse`)."""
+    return analyse(record, policies, model).corrected
+
+
+def corrected_batch(records, policies=(), model: ValueModel | None = None) -> np.ndarray:
+    """Corrected rewards of many finished games of one player count: shape (games, seats).
+    ``policies`` is one list of agent specs for every game, or one such list per game."""
+    records = list(records)
+    policies = list(policies or ())
+    per_game = bool(policies) and all(isinstance(p, (list, tuple)) for p in policies)
+    if per_game and len(policies) != len(records):
+        raise ValueError(f"{len(policies)} lists of policies for {len(records)} games")
+    rows = [corrected_rewards(r, policies[i] if per_game else policies, model) for i, r in enumerate(records)]
+    return np.stack(rows) if rows else np.zeros((0, 0))
+
+
+def explain(record: dict, policies=(), seat: int = 0, model: ValueModel | None = None) -> str:
+    """One game's luck, event by event, for ``seat``, as a Markdown table (docs/luck.md)."""
+    from havok_env.cards import default_cards
+    cs = default_cards()
+    lk = analyse(record, policies, model)
+    tr = trace(record, random_seats(policies), every_outcome=False)
+
+    def name(kind, o):
+        if kind in ("deal", "flip", "look", "draw"):
+            return cs.names[o]
+        if kind == "dragons":
+            return "/".join(cs.dragons[d].name for d in o)
+        if kind == "first_player":
+            return f"player_{o}"
+        if kind == "coin":
+            return f"declaration {o + 1}"
+        return f"action {o}"
+
+    rows = ["| # | turn | event | seat | outcomes | what happened (probability) | V after | expected V | "
+            "correction |", "|---|---|---|---|---|---|---|---|---|"]
+    for i, (ev, c) in enumerate(zip(tr.events, lk.corrections)):
+        p = ev.weights[ev.actual] / ev.total
+        who = "" if ev.seat is None else f"player_{ev.seat}"
+        rows.append(f"| {i + 1} | {ev.turn} | {ev.kind} | {who} | {len(ev.outcomes)} | "
+                    f"{name(ev.kind, ev.outcomes[ev.actual])} ({p:.3f}) | {lk.actual[i][seat]:+.3f} | "
+                    f"{lk.expected[i][seat]:+.3f} | {c[seat]:+.3f} |")
+    total = lk.corrections[:, seat].sum()
+    rows.append("")
+    rows.append(f"player_{seat}: reward {lk.rewards[seat]:+.0f}, corrections {total:+.3f}, "
+                f"corrected reward {lk.corrected[seat]:+.3f}")
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    from agents import AgentSpecError, make_agent
+    from agents.runner import play_game
+
+    ap = argparse.ArgumentParser(description="Play one game and show its luck, event by event.")
+    ap.add_argument("--agents", nargs="+", default=["heuristic", "random"], help="agent specs by seat")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--seat", type=int, default=0)
+    args = ap.parse_args(argv)
+    try:
+        agents = [make_agent(s) for s in args.agents]
+    except AgentSpecError as e:
+        ap.error(str(e))
+    if not 0 <= args.seat < len(agents):
+        ap.error(f"--seat must be a seat of the game (0 to {len(agents) - 1})")
+    rec = play_game(agents, seed=args.seed)
+    print(explain(rec, args.agents, args.seat))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

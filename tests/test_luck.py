@@ -1,0 +1,409 @@
+"""The luck-corrected estimator (evaluation/): every chance event found, every outcome exact, each
+correction zero on average over the outcomes, and nothing read but the replay."""
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.runner import play_game
+from evaluation import chance, luck
+from evaluation.value import DATA, ModelFileError, ValueModel, features, layout
+from havok_env.cards import default_cards
+from havok_env.engine import Game
+from havok_env.state import rng_next
+
+CARDS = default_cards()
+
+
+def record(specs, seed, dragons=None):
+    r = play_game([make_agent(s) for s in specs], seed=seed, dragons=dragons)
+    return {k: r[k] for k in ("seed", "options", "actions")}
+
+
+def flat(mean_and_ci):
+    """(mean, [lo, hi]) as one flat list, for pytest.approx."""
+    return [mean_and_ci[0], *mean_and_ci[1]]
+
+
+def random_model(seed=0):
+    """Any fixed value function keeps the corrections' mean zero: a random network will do."""
+    rng = np.random.default_rng(seed)
+    size = layout().size
+    return ValueModel([(rng.normal(0, 0.2, (size, 16)), rng.normal(0, 0.1, 16)),
+                       (rng.normal(0, 0.5, (16, 1)), np.zeros(1))], {})
+
+
+def key(after):
+    """What a value function may read of a state after an outcome (or the final rewards)."""
+    if not isinstance(after, tuple):
+        return ("end", after)
+    s, top = after
+    return (s.havok[:top], sorted(s.havok), sorted(s.hijinks), s.hands, s.hoards, s.discard, s.trash,
+            s.past_events, s.in_play, s.ready, s.turn, s.current, s.cards_used, s.card_limit,
+            s.innate_used, s.restricted, s.canceled, s.stack, s.dragons, s.result, top)
+
+
+def deck_sizes(players):
+    """The Havok and Hijinks decks once the deal is done."""
+    havok = sum(CARDS.copies[k] for k in range(CARDS.first_hijinks)) - players  # a Bronze Talon each
+    hijinks = sum(CARDS.copies[k] for k in range(CARDS.first_hijinks, CARDS.n_kinds)) - 3 * players
+    return havok, hijinks
+
+
+GAMES = [(("random", "heuristic"), 1, None), (("heuristic", "random"), 2, ["Pearl", "Ruby"]),
+         (("random", "random", "heuristic"), 3, None), (("heuristic",) * 4, 4, None),
+         (("random",) * 4, 5, ["moonlight", None, "fire", None]), (("random", "random"), 6, None)]
+
+
+@pytest.mark.parametrize("specs,seed,dragons", GAMES)
+def test_the_outcome_that_happened_is_the_state_the_replay_reached(specs, seed, dragons):
+    rec = record(specs, seed, dragons)
+    tr = chance.trace(rec, [i for i, s in enumerate(specs) if s == "random"], check=True)
+    assert tr.rewards == Game.replay(rec).rewards()
+    kinds = {ev.kind for ev in tr.events}
+    assert {"deal", "first_player", "flip", "draw"} <= kinds
+    assert ("decision" in kinds) == ("random" in specs) and ("dragons" in kinds) == (dragons != ["Pearl", "Ruby"])
+    for ev in tr.events:
+        assert len(ev.after) == len(ev.outcomes) == len(ev.weights) and min(ev.weights) > 0
+        assert ev.immediate == (ev.kind == "draw" or ev.kind == "flip" and CARDS.is_treasure(ev.outcomes[ev.actual]))
+        truth = tr.just_after[id(ev)] if ev.immediate else tr.points[ev.node + 1]
+        assert key(ev.after[ev.actual]) == key(truth), ev
+
+
+def test_flip_draw_and_deal_weights_count_the_unseen_cards():
+    rec = record(("heuristic", "heuristic"), 11)
+    tr = chance.trace(rec)
+    first_flip = next(ev for ev in tr.events if ev.kind == "flip")
+    assert first_flip.total == deck_sizes(2)[0]
+    deal = [ev for ev in tr.events if ev.kind == "deal"]
+    assert [ev.total for ev in deal] == list(range(40, 34, -1))
+    assert [ev.seat for ev in deal] == [0, 1] * 3
+    first_player = next(ev for ev in tr.events if ev.kind == "first_player")
+    assert first_player.outcomes == [0, 1] and first_player.weights == [1, 1]
+
+
+def test_tracing_leaves_seeded_games_as_they_were():
+    before = Game(3, seed=99).snapshot()
+    rec = record(("random", "heuristic", "random"), 99)
+    chance.trace(rec, [0, 2])
+    assert Game(3, seed=99).snapshot() == before
+    replayed = Game.replay(rec)
+    assert json.dumps(replayed.snapshot()) == json.dumps(Game.replay(rec).snapshot())
+
+
+# -- every outcome enumerated: the corrections average to zero ---------------------------------------
+
+
+def correction_table(rec, pick, arrange, model, random_seats=()):
+    """(outcomes, weights, values after each outcome, correction) of the event ``pick`` chooses
+    in ``rec`` played with the decks as ``arrange`` leaves them."""
+    tr = chance.trace(rec, random_seats, arrange=arrange)
+    ev = pick(tr.events)
+    values = luck._values(model, ev.after, tr.num_players)
+    p = np.asarray(ev.weights, float) / ev.total
+    return ev.outcomes, ev.weights, values, values[ev.actual] - p @ values
+
+
+def assert_mean_zero(tables, probabilities=None):
+    outcomes, weights, values, _ = tables[0]
+    for o, w, v, _ in tables[1:]:
+        assert o == outcomes and w == weights and np.array_equal(v, values)
+    corr = np.array([t[3] for t in tables])
+    p = np.full(len(tables), 1 / len(tables)) if probabilities is None else np.asarray(probabilities)
+    assert np.all(np.abs(p @ corr) < 1e-9)
+    assert np.abs(corr).max() > 1e-3  # the outcomes did matter
+
+
+def swap(deck: str, at: int, j: int):
+    """An ``arrange`` that swaps the cards at ``at`` and ``j`` of the Havok or Hijinks deck."""
+    def arrange(s):
+        cards = getattr(s, deck)
+        cards[at], cards[j] = cards[j], cards[at]
+    return arrange
+
+
+def first(kind: str):
+    """Picks the first event of ``kind``."""
+    return lambda evs: next(ev for ev in evs if ev.kind == kind)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_first_flip_corrections_average_to_zero_over_every_deck_position(players):
+    """Every position of the shuffled Havok deck is equally likely to come up first: with the card
+    there swapped to the top in turn, the correction of the first flip averages to exactly zero."""
+    rec = {"seed": 20 + players, "options": {"num_players": players, "dragons": None}, "actions": []}
+    model = random_model(players)
+    size = deck_sizes(players)[0]
+    tables = [correction_table(rec, first("flip"), swap("havok", 0, j), model) for j in range(size)]
+    assert_mean_zero(tables)
+
+
+def first_action_with(rec, kind, random_seats=()):
+    """The shortest prefix of ``rec`` that holds its first event of ``kind``, and that event."""
+    ev = next(ev for ev in chance.trace(rec, random_seats).events if ev.kind == kind)
+    return dict(rec, actions=rec["actions"][:ev.action + 1]), ev
+
+
+def test_first_draw_corrections_average_to_zero_over_every_deck_position():
+    rec = record(("heuristic", "heuristic"), 31)
+    short, _ = first_action_with(rec, "draw")
+    model = random_model(1)
+    size = deck_sizes(2)[1]
+    tables = [correction_table(short, first("draw"), swap("hijinks", 0, j), model) for j in range(size)]
+    assert_mean_zero(tables)
+
+
+def test_look_corrections_average_to_zero_over_every_deck_position():
+    """A Foresight look at the Havok top: the first card it reveals."""
+    rec = next(r for r in (record(("random", "random"), seed, ["Pearl", "Ruby"]) for seed in range(100))
+               if any(ev.kind == "look" for ev in chance.trace(r, [0, 1]).events))
+    short, _ = first_action_with(rec, "look", [0, 1])
+    # the flips so far took the deck's first cards: the look shows the next one
+    before = sum(1 for ev in chance.trace(short, [0, 1]).events if ev.kind == "flip")
+    model = random_model(2)
+    size = deck_sizes(2)[0]
+    tables = [correction_table(short, first("look"), swap("havok", before, j), model, [0, 1])
+              for j in range(before, size)]
+    assert_mean_zero(tables)
+
+
+def test_contest_corrections_average_to_zero_over_the_coin():
+    """Two crashes declared in one window: the generator picks the winner. Reseeding it to give
+    each answer in turn, the contest's correction averages to zero."""
+    def contest_first(rec):  # a contest before any reshuffle, so the generator decides it alone
+        evs = chance.trace(rec, [0, 1]).events
+        coins = [i for i, ev in enumerate(evs) if ev.kind == "coin"]
+        return coins and sum(1 for ev in evs[:coins[0]] if ev.kind == "draw") < deck_sizes(2)[1]
+
+    rec = next(r for r in (record(("random", "random"), seed) for seed in range(400)) if contest_first(r))
+    short, ev = first_action_with(rec, "coin", [0, 1])
+    m = len(ev.outcomes)
+    model = random_model(3)
+
+    def answer(j):
+        r = next(r for r in range(1, 10_000) if rng_next(r)[1] % m == j)
+
+        def arrange(s):
+            s.rng = r
+        return arrange
+
+    tables = [correction_table(short, first("coin"), answer(j), model, [0, 1]) for j in range(m)]
+    assert [t[0] for t in tables][0] == list(range(m))
+    assert_mean_zero(tables)
+
+
+def test_random_bot_decision_corrections_average_to_zero_over_its_choices():
+    """Whichever legal action the random bot took, the same values; their mean is the expectation."""
+    rec = record(("random", "heuristic"), 41)
+    model = random_model(4)
+    decision = next(ev for ev in chance.trace(rec, [0]).events if ev.kind == "decision" and len(ev.outcomes) >= 3)
+    tables = []
+    for a in decision.outcomes:
+        short = dict(rec, actions=rec["actions"][:decision.action] + [a])
+        pick = lambda evs: [e for e in evs if e.kind == "decision"][-1]  # noqa: E731
+        tables.append(correction_table(short, pick, None, model, [0]))
+    assert_mean_zero(tables)
+
+
+# -- nothing but the replay --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("specs,seed", [(("random", "heuristic"), 51), (("heuristic",) * 4, 52)])
+def test_corrections_ignore_the_order_of_cards_nobody_saw(specs, seed, monkeypatch):
+    """Reordering the cards that were never revealed, in both decks, changes nothing."""
+    rec = record(specs, seed)
+    seats = [i for i, s in enumerate(specs) if s == "random"]
+    tr = chance.trace(rec, seats)
+    havok_seen = sum(1 for ev in tr.events if ev.kind in ("flip", "look"))
+    drawn = sum(1 for ev in tr.events if ev.kind == "draw")
+    assert drawn <= deck_sizes(len(specs))[1]  # no reshuffle: the rest of the deck was never seen
+    model = luck.default_model()
+    base = luck.analyse(rec, specs, model)
+
+    def arrange(s):
+        rng = random.Random(seed)
+        tail = s.havok[havok_seen:]
+        rng.shuffle(tail)
+        s.havok[havok_seen:] = tail
+        rest = s.hijinks[drawn:]
+        rng.shuffle(rest)
+        s.hijinks[drawn:] = rest
+        arranged.append(tail)
+
+    arranged = []
+    real = chance.trace
+    monkeypatch.setattr(luck, "trace", lambda *a, **k: real(*a, **dict(k, arrange=arrange)))
+    other = luck.analyse(rec, specs, model)
+    assert arranged and Game.replay(rec).rewards() == list(other.rewards)
+    assert np.array_equal(base.corrections, other.corrections)
+    assert np.array_equal(base.corrected, other.corrected)
+
+
+# -- the estimator -------------------------------------------------------------------------------------
+
+
+def test_corrected_rewards_are_unbiased_over_bot_games():
+    """The mean correction is zero: over these games it is well within its interval. (The
+    20,000-game check is benchmarks/luck_gain.py --check; its figures are in the README.)"""
+    for players, games in ((2, 80), (4, 30)):
+        totals = []
+        for g in range(games):
+            specs = ["heuristic"] + ["random"] * (players - 1)
+            specs = specs[g % players:] + specs[:g % players]
+            rec = record(specs, 60_000 + g)
+            lk = luck.analyse(rec, specs)
+            totals.append(lk.corrections.sum(axis=0))
+        totals = np.array(totals)
+        se = totals.std(axis=0, ddof=1) / np.sqrt(games)
+        assert np.all(np.abs(totals.mean(axis=0)) < 4 * se + 1e-9), (players, totals.mean(axis=0), se)
+
+
+def test_steps_add_up_to_the_corrected_reward():
+    rec = record(("random", "heuristic"), 71)
+    lk = luck.analyse(rec, ["random", "heuristic"], steps=True)
+    total = sum(v for _, _, v in lk.steps)
+    assert np.allclose(total, lk.corrected, atol=1e-9)
+    labels = {label for label, _, _ in lk.steps}
+    assert "decision: heuristic" in labels and "flip" in labels and "decision" in labels
+
+
+def test_batch_and_api():
+    recs = [record(("heuristic", "random"), 80 + g) for g in range(3)]
+    batch = luck.corrected_batch(recs, ["heuristic", "random"])
+    assert batch.shape == (3, 2)
+    assert np.array_equal(batch[1], luck.corrected_rewards(recs[1], ["heuristic", "random"]))
+    # the heuristic's decisions are not corrected, the random bot's are
+    lk = luck.analyse(recs[0], ["heuristic", "random"])
+    assert {lk.seats[i] for i, k in enumerate(lk.kinds) if k == "decision"} == {1}
+
+
+@pytest.mark.parametrize("bad,msg", [
+    ({"seed": 1}, "not a game record"),
+    ({"seed": 1, "options": {"num_players": 9}, "actions": []}, "num_players"),
+    ({"seed": 1, "options": {"num_players": 2, "dragons": None}, "actions": [999]}, "not legal"),
+    ({"seed": 1, "options": {"num_players": 2, "dragons": None}, "actions": []}, "stops before the end"),
+    ("not a dict", "not a game record"),
+])
+def test_bad_records_get_one_line_errors(bad, msg):
+    with pytest.raises(chance.TraceError) as e:
+        luck.analyse(bad, ())
+    assert msg in str(e.value) and "\n" not in str(e.value)
+
+
+def test_shipped_model_loads_without_pickles_and_says_what_it_was_fitted_on(tmp_path):
+    with np.load(DATA / "value.npz", allow_pickle=False) as z:
+        assert all(z[k].dtype != object for k in z.files)
+    meta = json.loads((DATA / "value.json").read_text())
+    assert meta["features_version"] and meta["games"] >= 10_000 and len(meta["seeds"]) == 2
+    model = ValueModel.load()
+    x = features([(Game(2, seed=1).s, 0)])
+    assert x.shape == (2, layout().size) and np.all(np.abs(model.predict(x)) <= 1)
+    bad = tmp_path / "value.npz"
+    bad.write_bytes(b"not a model")
+    (tmp_path / "value.json").write_text("{}")
+    with pytest.raises(ModelFileError, match="not a value model"):
+        ValueModel.load(bad)
+    with pytest.raises(ModelFileError, match="no value model"):
+        ValueModel.load(tmp_path / "missing.npz")
+
+
+# -- reported everywhere ---------------------------------------------------------------------------
+
+
+def test_a_tournament_reports_raw_and_corrected_scores_and_paired_differences(tmp_path, capsys):
+    import csv
+
+    import evaluate
+    from training.stats import mean_ci
+
+    argv = ["--agents", "heuristic", "random", "--games", "8", "--seed", "5", "--workers", "1",
+            "--no-progress", "--json", str(tmp_path / "r.json"), "--csv", str(tmp_path / "r.csv")]
+    assert evaluate.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "corrected" in out and "Paired score differences" in out
+    rep = json.loads((tmp_path / "r.json").read_text())
+    games = rep["games"]
+    for i, a in enumerate(rep["agents"]):
+        seats = [g["seats"].index(i) for g in games]
+        raw = [g["rewards"][s] for g, s in zip(games, seats)]
+        cor = [g["corrected"][s] for g, s in zip(games, seats)]
+        assert [a["score"], *a["score_ci95"]] == pytest.approx(flat(mean_ci(raw)))
+        assert [a["corrected_score"], *a["corrected_ci95"]] == pytest.approx(flat(mean_ci(cor)))
+        assert raw != pytest.approx(cor)  # the luck was taken out
+    # each game's correction is the estimator's, on the game's replay
+    g = games[0]
+    specs = [rep["config"]["agents"][a] for a in g["seats"]]
+    agents = [evaluate._Salted(make_agent(s), a) for s, a in zip(specs, g["seats"])]
+    rec = play_game(agents, g["seed"], dragons=g["dragons"])
+    assert g["corrected"] == pytest.approx(list(luck.corrected_rewards(rec, specs)))
+    # the paired difference: per deal (every agent plays every game of it here), over the deals
+    (p,) = rep["paired"]
+    per_deal = {}
+    for g in games:
+        d = per_deal.setdefault(g["deal"], [[], []])
+        for seat, a in enumerate(g["seats"]):
+            d[0 if a == 0 else 1].append(g["corrected"][seat])
+    diffs = [np.mean(x) - np.mean(y) for x, y in per_deal.values()]
+    assert p["deals"] == 4
+    assert [p["corrected_difference"], *p["corrected_difference_ci95"]] == pytest.approx(flat(mean_ci(diffs)))
+    assert p["difference"] == pytest.approx(rep["agents"][0]["score"] - rep["agents"][1]["score"])
+    rows = list(csv.DictReader(open(tmp_path / "r.csv")))
+    assert float(rows[0]["corrected_score"]) == pytest.approx(rep["agents"][0]["corrected_score"], abs=1e-6)
+    assert float(rows[1]["score_ci95_high"]) == pytest.approx(rep["agents"][1]["score_ci95"][1], abs=1e-6)
+
+
+def test_without_a_fitting_value_model_the_corrected_score_is_missing_and_says_why(monkeypatch, capsys):
+    import evaluate
+
+    def refuse(path=None):
+        raise ModelFileError("value.npz reads features version 2; this card set needs another")
+    monkeypatch.setattr(luck, "_MODEL", None)
+    monkeypatch.setattr(ValueModel, "load", classmethod(lambda cls, path=None: refuse()))
+    rep = evaluate.run_tournament(["heuristic", "random"], games=2, seed=1, workers=1, progress=False,
+                                  ledger=None)
+    assert all(a["corrected_score"] is None and a["score"] is not None for a in rep["agents"])
+    assert "features version" in rep["luck"]
+    assert "not available: value.npz reads" in evaluate.format_report(rep)
+
+
+def ledger_entry(specs, seed, humans):
+    rec = play_game([make_agent("random" if s.startswith("human") else s) for s in specs], seed)
+    return {"version": 1, "seed": rec["seed"], "options": rec["options"], "actions": rec["actions"],
+            "seats": list(specs), "humans": humans, "agents": sorted(set(specs)), "result": rec["result"],
+            "turns": rec["turns"], "dragons": rec["dragons"], "decisions": rec["decisions"]}
+
+
+def test_the_ledger_summary_gives_each_human_a_corrected_score_against_each_bot(tmp_path, capsys):
+    import evaluate
+    from training.stats import mean_ci
+
+    entries = [ledger_entry(("human:zoe", "random"), s, [0]) for s in range(4)]
+    entries += [ledger_entry(("heuristic", "human:zoe"), s, [1]) for s in range(4, 7)]
+    path = tmp_path / "ledger.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    assert evaluate.main(["--ledger", str(path), "--json", str(tmp_path / "s.json")]) == 0
+    assert "corrected" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "s.json").read_text())
+    by = {m["opponent"]: m for m in summary["matchups"]}
+    for opp, es in (("random", entries[:4]), ("heuristic", entries[4:])):
+        # the person's decisions are not corrected (here a random bot played them: the estimate
+        # must not treat them as random), the random bot's are
+        cor = [luck.corrected_rewards(e, e["seats"])[e["humans"][0]] for e in es]
+        assert [by[opp]["corrected_score"], *by[opp]["corrected_ci95"]] == pytest.approx(flat(mean_ci(cor)))
+        assert by[opp]["score"] == pytest.approx(np.mean([Game.replay(e).rewards()[e["humans"][0]] for e in es]))
+    lk = luck.analyse(entries[0], entries[0]["seats"])
+    assert {lk.seats[i] for i, k in enumerate(lk.kinds) if k == "decision"} == {1}
+
+
+def test_a_record_the_core_replays_otherwise_is_refused(monkeypatch):
+    """The tracer replays on its own copy of the rules (evaluation/rules); were the core's rules to
+    change without it, the estimator would refuse the game rather than correct it wrongly."""
+    rec = record(("heuristic", "random"), 91)
+    other = record(("random", "heuristic"), 92)
+    real = chance.core.Game.replay
+    monkeypatch.setattr(chance.core.Game, "replay", classmethod(lambda cls, r, cards=None: real(other)))
+    with pytest.raises(chance.TraceError, match="replay this record differently"):
+        luck.analyse(rec, ("heuristic", "random"))
