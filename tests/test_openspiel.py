@@ -95,3 +95,14 @@ def test_observers_refuse_other_views():
 def test_import_havok_env_does_not_import_pyspiel():
     code = "import sys, havok_env; sys.exit('pyspiel' in sys.modules or 'open_spiel' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_a_script_that_played_the_game_exits_without_noise(tmp_path):
+    """OpenSpiel keeps every loaded game until the process ends; leaving must print nothing."""
+    script = ("import pyspiel, havok_env.openspiel\n"
+              "g = pyspiel.load_game('python_havok_hijinks', {'seed': 1})\n"
+              "s = g.new_initial_state()\n"
+              "while not s.is_terminal(): s.apply_action(s.legal_actions()[0])\n"
+              "print(s.returns())\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == "", r.stderr[-2000:]

@@ -644,6 +644,10 @@ void set_field(PyGame& pg, const std::string& name, nb::handle v) {
 
 NB_MODULE(_core, m) {
     m.doc() = "The native rules core of havok_env (see src/havok_core/).";
+    // Games held by another extension's registry (OpenSpiel keeps every loaded Python game) are
+    // still alive when the interpreter tears the module down; nanobind would report each at exit
+    // as a leak, which it is not.
+    nb::set_leak_warnings(false);
     nb::exception<CoreError>(m, "CoreError", PyExc_ValueError);
     nb::list primitives, types;
     for (const char* name : OP_NAMES) primitives.append(name);
