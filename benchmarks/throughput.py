@@ -99,7 +99,7 @@ def decision_loops(seconds: float, num_players: int = 2, slice_s: float = 0.2) -
             legal = g.legal_actions()
             n += 1
 
-    def leduc_slice():
+    def leduc_slice(observe: bool = False):
         n = 0
         st = leduc.new_initial_state()
         while True:
@@ -107,19 +107,7 @@ def decision_loops(seconds: float, num_players: int = 2, slice_s: float = 0.2) -
                 if n and time.perf_counter() > stop:
                     return n
                 st = leduc.new_initial_state()
-            legal = st.legal_actions()
-            st.apply_action(legal[rng.randrange(len(legal))])
-            n += 1
-
-    def leduc_obs_slice():
-        n = 0
-        st = leduc.new_initial_state()
-        while True:
-            if st.is_terminal():
-                if n and time.perf_counter() > stop:
-                    return n
-                st = leduc.new_initial_state()
-            if not st.is_chance_node():
+            if observe and not st.is_chance_node():
                 st.observation_tensor()
             legal = st.legal_actions()
             st.apply_action(legal[rng.randrange(len(legal))])
@@ -155,7 +143,7 @@ def decision_loops(seconds: float, num_players: int = 2, slice_s: float = 0.2) -
              "leduc_poker (pyspiel)": leduc_slice,
              "havok whole games in the core": core_slice,
              "havok batched steps, obs + masks": batch_slice,
-             "leduc_poker + observation_tensor": leduc_obs_slice}
+             "leduc_poker + observation_tensor": lambda: leduc_slice(observe=True)}
     totals = {name: [0, 0.0] for name in loops}
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
