@@ -37,6 +37,7 @@ import numpy as np
 
 from havok_env import CardDataError, Game, IllegalActionError, SnapshotError, load_cards
 from havok_env.cards import DATA_DIR, tomllib
+from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS
 from havok_env.engine import DECISION_KINDS, PURPOSES
 from havok_env.observe import Observer
 
@@ -55,7 +56,7 @@ def positions(rng: random.Random, games: int) -> list[dict]:
     """Snapshots of random games at a few random points each, and at their end."""
     out = []
     for _ in range(games):
-        g = Game(rng.choice((2, 3, 4)), seed=rng.getrandbits(32), log=rng.random() < 0.2)
+        g = Game(rng.choice(range(MIN_PLAYERS, MAX_PLAYERS + 1)), seed=rng.getrandbits(32), log=rng.random() < 0.2)
         stops = set(rng.sample(range(120), 3))
         i = 0
         while not g.is_over:
@@ -402,7 +403,7 @@ def try_card_files(files: dict[str, bytes], rng: random.Random, games: int = 3) 
         try:
             for i in range(games):
                 try:
-                    g = Game(2 + i % 3, seed=rng.getrandbits(32), cards=cs)
+                    g = Game(MIN_PLAYERS + i % (MAX_PLAYERS - MIN_PLAYERS + 1), seed=rng.getrandbits(32), cards=cs)
                 except Exception as e:  # noqa: BLE001 - a card set that cannot deal is reported
                     raise Invalid(f"setup: {type(e).__name__}: {e}") from None
                 play_out(g, rng)

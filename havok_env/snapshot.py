@@ -23,7 +23,7 @@ from collections import Counter
 
 from . import _core
 from .constants import N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count
-from .engine import DECISION_KINDS, PURPOSES, Game, SnapshotError
+from .engine import DECISION_KINDS, END_REASONS, PURPOSES, Game, SnapshotError
 
 TOP_KEYS = {"version", "num_players", "players", "havok_deck", "hijinks_deck", "discard",
             "past_events", "trash", "in_play", "current_player", "turn", "pending", "result", "rng",
@@ -35,7 +35,7 @@ PLAYER_OPTIONAL = {"score", "known_top", "cards_used", "card_limit", "innate_use
 PILES = {"havok_deck": "Havok", "hijinks_deck": "Hijinks", "discard": "Hijinks",
          "past_events": "event", "trash": "treasure"}
 PENDING_KEYS = {"player", "kind", "purpose", "choices", "context"}
-RESULT_REASONS = ("hoard_15", "havok_empty")
+RESULT_REASONS = tuple(END_REASONS)  # the engine's, in its order
 
 # frame kind -> (required keys, optional keys, the steps it can be at)
 FRAMES = {

@@ -99,3 +99,29 @@ def test_the_lint_passes():
         pytest.skip("ruff is not installed (pip install -e '.[dev]')")
     p = subprocess.run([ruff, "check", "--no-cache", "--quiet", ROOT], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+ARCHITECTURE = os.path.join(ROOT, "docs", "architecture.md")
+# `path` tokens of the page: anything with a slash or a file suffix (NAME is a placeholder)
+PATH_TOKEN = re.compile(r"`([\w./-]+(?:/|\.(?:py|toml|md|json|gz)))`")
+
+
+def test_the_architecture_page_names_files_that_exist():
+    page = read(ARCHITECTURE)
+    paths = {p for p in PATH_TOKEN.findall(page) if "NAME" not in p}
+    assert len(paths) > 30  # the page is read, not an empty match
+    assert sorted(p for p in paths if not os.path.exists(os.path.join(ROOT, p))) == []
+
+
+def test_the_architecture_page_names_what_is_in_its_files():
+    # "`NAME` in `path`": the name is defined or used in that file
+    page = read(ARCHITECTURE)
+    pairs = re.findall(r"`([\w.]+)`(?: and the checks)? in `([\w./]+\.py)`", page)
+    assert len(pairs) >= 8
+    missing = [f"{name} in {path}" for name, path in pairs
+               if not re.search(rf"\b{re.escape(name.split('.')[-1])}\b", read(os.path.join(ROOT, path)))]
+    assert missing == []
+
+
+def test_the_readme_links_the_architecture_page():
+    assert "(docs/architecture.md)" in read(os.path.join(ROOT, "README.md"))
