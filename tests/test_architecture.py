@@ -116,7 +116,7 @@ def test_the_architecture_page_names_files_that_exist():
 def test_the_architecture_page_names_what_is_in_its_files():
     # "`NAME` in `path`": the name is defined or used in that file
     page = read(ARCHITECTURE)
-    pairs = re.findall(r"`([\w.]+)`(?: and the checks)? in `([\w./]+\.py)`", page)
+    pairs = re.findall(r"`([\w.]+)`(?: and the checks)? in `([\w./]+\.(?:py|cpp|hpp))`", page)
     assert len(pairs) >= 8
     missing = [f"{name} in {path}" for name, path in pairs
                if not re.search(rf"\b{re.escape(name.split('.')[-1])}\b", read(os.path.join(ROOT, path)))]
