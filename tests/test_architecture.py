@@ -7,7 +7,8 @@ import os
 import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CODE = ("agents", "training", "benchmarks", "arena", "havok_env", "train.py", "evaluate.py")
+CODE = ("agents", "training", "benchmarks", "arena", "havok_env", "examples", "train.py", "train_rllib.py",
+        "evaluate.py")
 
 
 def sources():
