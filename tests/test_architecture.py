@@ -7,8 +7,8 @@ import os
 import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CODE = ("agents", "training", "benchmarks", "arena", "havok_env", "examples", "train.py", "train_rllib.py",
-        "evaluate.py")
+CODE = ("agents", "training", "evaluation", "benchmarks", "arena", "havok_env", "examples",
+        "train.py", "train_rllib.py", "evaluate.py")
 
 
 def sources():
@@ -69,6 +69,7 @@ def test_imports_run_one_way():
     below = {"havok_env": {"agents", "training", "arena", "train", "evaluate"},
              "agents": {"training", "arena", "train", "evaluate"},
              "training": {"arena", "train", "evaluate"},
+             "evaluation": {"arena", "train", "evaluate"},
              "benchmarks": {"train"}}
     wrong = []
     for name, path in sources():
