@@ -150,7 +150,83 @@ def tables(cs: CardSet) -> _Tables:
     return entry[1]
 
 
-class Game:
+class GameCommon:
+    """What a game is besides how its rules run: the dragon option, seat names, the action
+    encoding, abilities by reference, records and replays. :class:`Game` (the native core) and the
+    luck tracer's Python rules (``evaluation/rules``) share it."""
+
+    def _parse_dragons(self, n: int, dragons) -> list:
+        if dragons is None:
+            return [None] * n
+        if isinstance(dragons, str) or not hasattr(dragons, "__len__"):
+            raise ConfigError(f"dragons must be a list with one entry per seat, not {dragons!r}")
+        if len(dragons) != n:
+            raise ConfigError(f"dragons names {len(dragons)} dragon(s) for {n} players")
+        out = []
+        for d in dragons:
+            if d is None:
+                out.append(None)
+                continue
+            try:
+                out.append(self.cards.dragon_index(d))
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
+        named = [d for d in out if d is not None]
+        if len(set(named)) != len(named):
+            dup = next(self.cards.dragons[d].name for d in named if named.count(d) > 1)
+            raise ConfigError(f"each player needs a different dragon; {dup} is chosen twice")
+        return out
+
+    def seat_name(self, seat: int) -> str:
+        return f"player_{seat}"
+
+    # -- action encoding -------------------------------------------------------------------------
+
+    def seat_action(self, decider: int, seat: int) -> int:
+        return self.SEAT + (seat - decider) % self.num_players
+
+    def seat_from_action(self, decider: int, action: int) -> int:
+        return (decider + action - self.SEAT) % self.num_players
+
+    def treasure_action(self, kind: int) -> int:
+        return self.TREASURE + kind
+
+    def treasure_of(self, action: int) -> int:
+        return action - self.TREASURE
+
+    def card_action(self, kind: int) -> int:
+        return self.PLAY + kind - self.cards.first_hijinks
+
+    def card_of(self, action: int) -> int:
+        return action - self.PLAY + self.cards.first_hijinks
+
+    def discard_action(self, kind: int) -> int:
+        return self.DISCARD + kind - self.cards.first_hijinks
+
+    def discard_of(self, action: int) -> int:
+        return action - self.DISCARD + self.cards.first_hijinks
+
+    def ability(self, ref):
+        """A card kind (event or Hijinks) or ["innate", dragon, "play"|"crash"] -> Ability."""
+        if ref.__class__ is int:
+            return self._abilities[ref]
+        d = self.cards.dragons[ref[1]]
+        return d.play if ref[2] == "play" else d.crash
+
+    # -- replays ---------------------------------------------------------------------------------
+
+    def record(self, actions: list[int]) -> dict:
+        return {"seed": self.seed, "options": self.options, "actions": list(actions)}
+
+    @classmethod
+    def replay(cls, record: dict, cards: CardSet | None = None) -> "Game":
+        g = cls(seed=record["seed"], cards=cards, **record["options"])
+        for a in record["actions"]:
+            g.apply(a)
+        return g
+
+
+class Game(GameCommon):
     """One game of Havok & Hijinks.
 
     ``Game(num_players=2, dragons=None, seed=None)``: ``dragons`` is a list of dragon names or
@@ -200,28 +276,6 @@ class Game:
     def s(self, state: GameState) -> None:
         self._set_core(state._core)
 
-    def _parse_dragons(self, n: int, dragons) -> list:
-        if dragons is None:
-            return [None] * n
-        if isinstance(dragons, str) or not hasattr(dragons, "__len__"):
-            raise ConfigError(f"dragons must be a list with one entry per seat, not {dragons!r}")
-        if len(dragons) != n:
-            raise ConfigError(f"dragons names {len(dragons)} dragon(s) for {n} players")
-        out = []
-        for d in dragons:
-            if d is None:
-                out.append(None)
-                continue
-            try:
-                out.append(self.cards.dragon_index(d))
-            except ValueError as e:
-                raise ConfigError(str(e)) from None
-        named = [d for d in out if d is not None]
-        if len(set(named)) != len(named):
-            dup = next(self.cards.dragons[d].name for d in named if named.count(d) > 1)
-            raise ConfigError(f"each player needs a different dragon; {dup} is chosen twice")
-        return out
-
     # -- queries -------------------------------------------------------------------------------
 
     @property
@@ -268,43 +322,7 @@ class Game:
         """+1 to the sole winner, -1 to the rest; in a draw 0 to the tied leaders. Zeros until over."""
         return self._core.rewards()
 
-    def seat_name(self, seat: int) -> str:
-        return f"player_{seat}"
-
-    # -- action encoding -------------------------------------------------------------------------
-
-    def seat_action(self, decider: int, seat: int) -> int:
-        return self.SEAT + (seat - decider) % self.num_players
-
-    def seat_from_action(self, decider: int, action: int) -> int:
-        return (decider + action - self.SEAT) % self.num_players
-
-    def treasure_action(self, kind: int) -> int:
-        return self.TREASURE + kind
-
-    def treasure_of(self, action: int) -> int:
-        return action - self.TREASURE
-
-    def card_action(self, kind: int) -> int:
-        return self.PLAY + kind - self.cards.first_hijinks
-
-    def card_of(self, action: int) -> int:
-        return action - self.PLAY + self.cards.first_hijinks
-
-    def discard_action(self, kind: int) -> int:
-        return self.DISCARD + kind - self.cards.first_hijinks
-
-    def discard_of(self, action: int) -> int:
-        return action - self.DISCARD + self.cards.first_hijinks
-
     # -- the rules' answers ----------------------------------------------------------------------
-
-    def ability(self, ref):
-        """A card kind (event or Hijinks) or ["innate", dragon, "play"|"crash"] -> Ability."""
-        if ref.__class__ is int:
-            return self._abilities[ref]
-        d = self.cards.dragons[ref[1]]
-        return d.play if ref[2] == "play" else d.crash
 
     def ops_for(self, ref, seat: int) -> tuple:
         """The effect list of ability ``ref`` for the dragon of ``seat`` (its bonus applied)."""
@@ -480,18 +498,6 @@ class Game:
             self._core.check_cards()
         except _core.CoreError as e:
             raise SnapshotError(str(e)) from None
-
-    # -- replays ---------------------------------------------------------------------------------
-
-    def record(self, actions: list[int]) -> dict:
-        return {"seed": self.seed, "options": self.options, "actions": list(actions)}
-
-    @classmethod
-    def replay(cls, record: dict, cards: CardSet | None = None) -> "Game":
-        g = cls(seed=record["seed"], cards=cards, **record["options"])
-        for a in record["actions"]:
-            g.apply(a)
-        return g
 
     # -- labels ----------------------------------------------------------------------------------
 

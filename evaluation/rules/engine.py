@@ -26,14 +26,11 @@ from . import effects
 from havok_env.cards import CardSet, default_cards
 from havok_env.constants import HAND_SIZE, PLAYER_COUNTS, WIN_SCORE, is_player_count
 from havok_env.decisions import DECISION_KINDS, DECISIONS, KIND, PURPOSES, Purpose  # noqa: F401
-from havok_env.engine import ActionLayout, ConfigError, IllegalActionError, SnapshotError, as_action
+from havok_env.engine import (END_REASONS, ActionLayout, ConfigError, GameCommon,  # noqa: F401
+                              IllegalActionError, SnapshotError, as_action)
 
 from .effects import CONTINUE, DONE, WAIT
 from .state import GameState
-
-
-#: Why a game ended (``result["reason"]``, as the engine sets it), in words for people.
-END_REASONS = {"hoard_15": f"a hoard reached {WIN_SCORE}", "havok_empty": "the Havok deck ran out"}
 
 
 class _LogFormatter(string.Formatter):
@@ -74,7 +71,7 @@ class _Tables:
 _TABLES: dict[int, tuple] = {}
 
 
-class Game:
+class Game(GameCommon):
     """One game of Havok & Hijinks.
 
     ``Game(num_players=2, dragons=None, seed=None)``: ``dragons`` is a list of dragon names or
@@ -117,28 +114,6 @@ class Game:
         self.SEAT, self.TREASURE = lay.SEAT, lay.TREASURE
         self._abilities, self._is_crash, self._kind_ops = t.abilities, t.is_crash, t.kind_ops
         self.values = t.values
-
-    def _parse_dragons(self, n: int, dragons) -> list:
-        if dragons is None:
-            return [None] * n
-        if isinstance(dragons, str) or not hasattr(dragons, "__len__"):
-            raise ConfigError(f"dragons must be a list with one entry per seat, not {dragons!r}")
-        if len(dragons) != n:
-            raise ConfigError(f"dragons names {len(dragons)} dragon(s) for {n} players")
-        out = []
-        for d in dragons:
-            if d is None:
-                out.append(None)
-                continue
-            try:
-                out.append(self.cards.dragon_index(d))
-            except ValueError as e:
-                raise ConfigError(str(e)) from None
-        named = [d for d in out if d is not None]
-        if len(set(named)) != len(named):
-            dup = next(self.cards.dragons[d].name for d in named if named.count(d) > 1)
-            raise ConfigError(f"each player needs a different dragon; {dup} is chosen twice")
-        return out
 
     def _setup(self):
         s, cs = self.s, self.cards
@@ -209,35 +184,6 @@ class Game:
         winners = r["winners"]
         won = 1.0 if len(winners) == 1 else 0.0
         return [won if p in winners else -1.0 for p in range(self.s.num_players)]
-
-    def seat_name(self, seat: int) -> str:
-        return f"player_{seat}"
-
-    # -- action encoding -------------------------------------------------------------------------
-
-    def seat_action(self, decider: int, seat: int) -> int:
-        return self.SEAT + (seat - decider) % self.s.num_players
-
-    def seat_from_action(self, decider: int, action: int) -> int:
-        return (decider + action - self.SEAT) % self.s.num_players
-
-    def treasure_action(self, kind: int) -> int:
-        return self.TREASURE + kind
-
-    def treasure_of(self, action: int) -> int:
-        return action - self.TREASURE
-
-    def card_action(self, kind: int) -> int:
-        return self.PLAY + kind - self.cards.first_hijinks
-
-    def card_of(self, action: int) -> int:
-        return action - self.PLAY + self.cards.first_hijinks
-
-    def discard_action(self, kind: int) -> int:
-        return self.DISCARD + kind - self.cards.first_hijinks
-
-    def discard_of(self, action: int) -> int:
-        return action - self.DISCARD + self.cards.first_hijinks
 
     # -- helpers used by the effect primitives ---------------------------------------------------
 
@@ -316,13 +262,6 @@ class Game:
             self.refill_all()
         if s.result is None and max(self.scores()) >= WIN_SCORE:
             self.end("hoard_15")
-
-    def ability(self, ref):
-        """A card kind (event or Hijinks) or ["innate", dragon, "play"|"crash"] -> Ability."""
-        if ref.__class__ is int:
-            return self._abilities[ref]
-        d = self.cards.dragons[ref[1]]
-        return d.play if ref[2] == "play" else d.crash
 
     def ops_for(self, ref, seat: int) -> tuple:
         if ref.__class__ is int:
@@ -658,17 +597,6 @@ class Game:
         if bad:
             raise SnapshotError("cards out of place: " + "; ".join(bad))
 
-    # -- replays ---------------------------------------------------------------------------------
-
-    def record(self, actions: list[int]) -> dict:
-        return {"seed": self.seed, "options": self.options, "actions": list(actions)}
-
-    @classmethod
-    def replay(cls, record: dict, cards: CardSet | None = None) -> "Game":
-        g = cls(seed=record["seed"], cards=cards, **record["options"])
-        for a in record["actions"]:
-            g.apply(a)
-        return g
 
 _UNKNOWN = Purpose("", "", "Choose:")
 
