@@ -155,6 +155,20 @@ class GameCommon:
     encoding, abilities by reference, records and replays. :class:`Game` (the native core) and the
     luck tracer's Python rules (``evaluation/rules``) share it."""
 
+    def _configure(self, num_players: int, dragons, seed: int | None, cards: CardSet | None) -> list:
+        """Check and keep a new game's options; returns the dragon of each seat (None: to draw)."""
+        self.cards = cards or default_cards()
+        self._layout()
+        if not is_player_count(num_players):
+            raise ConfigError(f"num_players must be {PLAYER_COUNTS}, not {num_players!r}")
+        if seed is None:
+            seed = secrets.randbits(63)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ConfigError(f"seed must be an integer, not {seed!r}")
+        self.seed = seed
+        self.options = {"num_players": num_players, "dragons": None if dragons is None else list(dragons)}
+        return self._parse_dragons(num_players, dragons)
+
     def _parse_dragons(self, n: int, dragons) -> list:
         if dragons is None:
             return [None] * n
@@ -236,17 +250,7 @@ class Game(GameCommon):
 
     def __init__(self, num_players: int = 2, dragons=None, seed: int | None = None,
                  cards: CardSet | None = None, log: bool = False):
-        self.cards = cards or default_cards()
-        self._layout()
-        if not is_player_count(num_players):
-            raise ConfigError(f"num_players must be {PLAYER_COUNTS}, not {num_players!r}")
-        if seed is None:
-            seed = secrets.randbits(63)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ConfigError(f"seed must be an integer, not {seed!r}")
-        self.seed = seed
-        self.options = {"num_players": num_players, "dragons": None if dragons is None else list(dragons)}
-        chosen = self._parse_dragons(num_players, dragons)
+        chosen = self._configure(num_players, dragons, seed, cards)
         # dragons left open are drawn, then the decks dealt, from the seeded generator in the core
         self._set_core(_core.Game.new(self._tables, num_players,
                                       [-1 if d is None else d for d in chosen], seed & _MASK, log))

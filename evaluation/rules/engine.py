@@ -19,12 +19,11 @@ lists of primitives from :mod:`havok_env.effects`. See ``docs/rules.md`` for eve
 
 from __future__ import annotations
 
-import secrets
 import string
 
 from . import effects
-from havok_env.cards import CardSet, default_cards
-from havok_env.constants import HAND_SIZE, PLAYER_COUNTS, WIN_SCORE, is_player_count
+from havok_env.cards import CardSet
+from havok_env.constants import HAND_SIZE, WIN_SCORE
 from havok_env.decisions import DECISION_KINDS, DECISIONS, KIND, PURPOSES, Purpose  # noqa: F401
 from havok_env.engine import (END_REASONS, ActionLayout, ConfigError, GameCommon,  # noqa: F401
                               IllegalActionError, SnapshotError, as_action)
@@ -80,17 +79,7 @@ class Game(GameCommon):
 
     def __init__(self, num_players: int = 2, dragons=None, seed: int | None = None,
                  cards: CardSet | None = None, log: bool = False):
-        self.cards = cards or default_cards()
-        self._layout()
-        if not is_player_count(num_players):
-            raise ConfigError(f"num_players must be {PLAYER_COUNTS}, not {num_players!r}")
-        if seed is None:
-            seed = secrets.randbits(63)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ConfigError(f"seed must be an integer, not {seed!r}")
-        self.seed = seed
-        self.options = {"num_players": num_players, "dragons": None if dragons is None else list(dragons)}
-        chosen = self._parse_dragons(num_players, dragons)
+        chosen = self._configure(num_players, dragons, seed, cards)
         s = self.s = GameState(num_players, [0] * num_players, seed)
         if log:
             s.log = []
