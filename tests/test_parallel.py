@@ -120,6 +120,26 @@ def test_workers_ignore_sigint_the_parent_owns_it(capfd):
     assert capfd.readouterr().err == ""  # no KeyboardInterrupt traceback from a worker
 
 
+def test_an_interrupt_while_workers_start_is_raised_once_they_have_started():
+    # The signal goes to the process, as Ctrl-C sends it: another thread, which does not block it,
+    # takes it, and Python would run the handler in the main thread at once, in the middle of
+    # Process.start() (the spawned child then read an empty pipe and printed a traceback).
+    code = ("import os, signal, sys, threading, time; sys.path.insert(0, %r)\n"
+            "from training.parallel import signals_blocked\n"
+            "stop = threading.Event(); threading.Thread(target=stop.wait, daemon=True).start()\n"
+            "inside = False\n"
+            "try:\n"
+            "    with signals_blocked():\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "        for _ in range(200): time.sleep(0.001)\n"
+            "        inside = True\n"
+            "    print('not raised')\n"
+            "except KeyboardInterrupt:\n"
+            "    print('raised after the block' if inside else 'raised inside the block')\n" % ROOT)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "raised after the block", out
+
+
 def start_parent(body: str):
     """A Python process that starts a pool of two workers, prints their ids, then runs ``body``
     (``pool`` is the pool, ``slow`` the job above)."""

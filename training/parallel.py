@@ -60,16 +60,32 @@ class RemoteTraceback(Exception):
 
 @contextmanager
 def signals_blocked():
-    # A process started now inherits the mask, so no interrupt reaches it before it ignores them;
-    # here they wait until the worker is registered with its pool.
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    """Start worker processes inside: no interrupt reaches them, or the parent, until they run.
+
+    A process started here inherits the blocked mask, so it ignores the signals before any can
+    arrive. The mask is the calling thread's only: a signal sent to the process (as Ctrl-C sends
+    one to the whole group) goes to another thread (numpy's BLAS threads, a result thread), and
+    Python then runs the handler in the main thread in the middle of ``Process.start()``, between
+    the spawn and the write of the child's start-up data: the child read an empty pipe and printed
+    a traceback. So the main thread's handlers are held too, and a signal caught meanwhile is
+    raised again once the block is left."""
+    caught = []
+    held = {}
+    if threading.current_thread() is threading.main_thread():
+        for s in _SIGNALS:
+            handler = signal.getsignal(s)
+            if handler is not None:  # None: set outside Python, and it could not be put back
+                held[s] = signal.signal(s, lambda signum, frame: caught.append(signum))
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS) if hasattr(signal, "pthread_sigmask") else None
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        if old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for s, handler in held.items():
+            signal.signal(s, handler)
+        if caught:
+            signal.raise_signal(caught[0])
 
 
 def _watch_parent(parent: int) -> None:
