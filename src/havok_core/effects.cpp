@@ -17,23 +17,28 @@ Frame& Game::crashed(int fi) { return frame(frame(fi).crashed); }
 
 // -- target selection ------------------------------------------------------------------------
 
-std::vector<int> Game::victims(int you, int actor, int sel) const {
+Seats Game::victim_seats(int you, int actor, int sel) const {
     const int n = s_.n;
-    if (sel == V_YOU) return {you};
-    if (sel == V_RIGHT) return {(you - 1 + n) % n};
-    std::vector<int> opponents;
+    Seats out;
+    if (sel == V_YOU) {
+        out.push_back(you);
+        return out;
+    }
+    if (sel == V_RIGHT) {
+        out.push_back((you - 1 + n) % n);
+        return out;
+    }
+    Seats opponents;
     for (int i = 1; i < n; ++i) opponents.push_back((actor + i) % n);
     if (sel == V_RICHER) {
         int mine = score(actor);
-        std::vector<int> out;
         for (int p : opponents)
             if (score(p) > mine) out.push_back(p);
         return out;
     }
     if (sel == V_RICHEST) {
-        int best = score(opponents[0]);
+        int best = score(opponents.p[0]);
         for (int p : opponents) best = std::max(best, score(p));
-        std::vector<int> out;
         for (int p : opponents)
             if (score(p) == best) out.push_back(p);
         return out;
@@ -44,16 +49,20 @@ std::vector<int> Game::victims(int you, int actor, int sel) const {
 int Game::thief(int you, const Op& op) const { return op.thief_right ? (you - 1 + s_.n) % s_.n : you; }
 
 std::vector<int> Game::eligible(int owner, int max_value, const Cards& exclude) const {
-    Cards hoard = s_.hoards.at(owner);
-    for (int k : exclude) {
-        auto it = std::find(hoard.begin(), hoard.end(), k);
-        if (it != hoard.end()) hoard.erase(it);
-    }
+    const Cards& hoard = s_.hoards.at(owner);
     const std::vector<int>& v = cards_->worth[s_.dragons[owner]];
-    std::set<int> out;
-    for (int k : hoard)
-        if (v[k] <= max_value) out.insert(k);
-    return {out.begin(), out.end()};
+    std::vector<int> out;
+    for (int k : hoard) {
+        if (v[k] > max_value) continue;
+        // one copy of k is left once each of exclude's copies has taken one
+        if (!exclude.empty() && std::count(hoard.begin(), hoard.end(), k) <=
+                                    std::count(exclude.begin(), exclude.end(), k))
+            continue;
+        out.push_back(k);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
 }
 
 bool Game::has_eligible(int owner, int max_value) const {
@@ -69,10 +78,10 @@ std::vector<int> Game::trade_gives(int you, const Op& op) const {
     if (op.give_lowest) {
         int low = worth(you, hoard[0]);
         for (int k : hoard) low = std::min(low, worth(you, k));
-        std::set<int> out;
+        std::vector<int> out;
         for (int k : hoard)
-            if (worth(you, k) == low) out.insert(k);
-        return {out.begin(), out.end()};
+            if (worth(you, k) == low) out.push_back(k);
+        return distinct(out);
     }
     return sorted_set(hoard);
 }
@@ -100,6 +109,23 @@ std::vector<int> Game::trade_takes(int you, int victim, const Op& op) const {
     return takes;
 }
 
+// trade_takes' question without building its lists: does ``victim`` hold a take for any give?
+bool Game::has_trade_take(int you, int victim, const Op& op) const {
+    const Cards& hoard = s_.hoards.at(you);
+    if (hoard.empty()) return false;
+    int best = ANY;  // the most a take may be worth to the victim (as trade_takes reckons it)
+    if (op.has_max_gain) {
+        // the best give: of the lowest (give_lowest: they are all worth the least) or of all
+        best = worth(you, hoard[0]);
+        for (int k : hoard) best = op.give_lowest ? std::min(best, worth(you, k)) : std::max(best, worth(you, k));
+        best += op.max_gain;
+    }
+    const std::vector<int>& v = cards_->worth[s_.dragons[victim]];
+    for (int k : s_.hoards.at(victim))
+        if (v[k] <= op.max_value && (!op.has_max_gain || v[k] <= best)) return true;
+    return false;
+}
+
 std::vector<int> Game::trade_gives_for(int you, int victim, int take, const Op& op) const {
     long long want = trade_min_give(op, worth(victim, take));
     std::vector<int> out;
@@ -113,8 +139,8 @@ std::vector<int> Game::candidates(int you, const Op& op, bool first) const {
     bool is_trade = op.code == OP_TRADE;
     int actor = op.code == OP_STEAL ? thief(you, op) : you;
     std::vector<int> out;
-    for (int v : victims(you, actor, op.victim)) {
-        bool ok = is_trade ? !trade_takes(you, v, op).empty() : has_eligible(v, op.max_value);
+    for (int v : victim_seats(you, actor, op.victim)) {
+        bool ok = is_trade ? has_trade_take(you, v, op) : has_eligible(v, op.max_value);
         if (ok) {
             out.push_back(v);
             if (first) break;
@@ -123,21 +149,29 @@ std::vector<int> Game::candidates(int you, const Op& op, bool first) const {
     return out;
 }
 
+bool Game::has_candidate(int you, const Op& op) const {
+    bool is_trade = op.code == OP_TRADE;
+    int actor = op.code == OP_STEAL ? thief(you, op) : you;
+    for (int v : victim_seats(you, actor, op.victim))
+        if (is_trade ? has_trade_take(you, v, op) : has_eligible(v, op.max_value)) return true;
+    return false;
+}
+
 // The kinds a salvage may take from the trash heap: the best printed value with pick = "best",
 // else any worth at most max_value.
 std::vector<int> Game::salvage_options(const Op& op) const {
-    std::set<int> opts;
+    std::vector<int> opts;
     const Cards& trash = s_.trash;
     if (op.pick_best) {
         int best = -1;
         for (int k : trash) best = std::max(best, cards_->value[k]);
         for (int k : trash)
-            if (cards_->value[k] == best) opts.insert(k);
+            if (cards_->value[k] == best) opts.push_back(k);
     } else {
         for (int k : trash)
-            if (cards_->value[k] <= op.max_value) opts.insert(k);
+            if (cards_->value[k] <= op.max_value) opts.push_back(k);
     }
-    return {opts.begin(), opts.end()};
+    return distinct(opts);
 }
 
 // Where a redirected event may go: the flipper's left, or with to = "choice" any other seat.
@@ -416,7 +450,7 @@ int Game::primitive(int fi, const Op& op) {
 int Game::steal(int fi, const Op& op) {
     int r = choose_hoard_target(fi, op);
     if (r != DONE) return r;
-    const Chosen t = frame(fi).t;
+    const Chosen& t = frame(fi).t;  // moving treasures leaves the stack alone
     for (int k : t.picks)
         if (move_treasure(t.victim, k, t.actor)) frame(fi).ok = true;
     return DONE;
@@ -425,7 +459,7 @@ int Game::steal(int fi, const Op& op) {
 int Game::break_(int fi, const Op& op) {
     int r = choose_hoard_target(fi, op);
     if (r != DONE) return r;
-    const Chosen t = frame(fi).t;
+    const Chosen& t = frame(fi).t;  // moving treasures leaves the stack alone
     for (int k : t.picks) {
         if (!contains(s_.hoards.at(t.victim), k)) continue;
         if (frame(fi).divert != ABSENT) {  // Scavenge
@@ -443,7 +477,7 @@ int Game::break_(int fi, const Op& op) {
 int Game::trade(int fi, const Op& op) {
     int r = choose_hoard_target(fi, op);
     if (r != DONE) return r;
-    const Chosen t = frame(fi).t;
+    const Chosen& t = frame(fi).t;  // moving treasures leaves the stack alone
     if (!t.picks.empty() && contains(s_.hoards.at(t.victim), t.picks[0]) && t.give != ABSENT &&
         contains(s_.hoards.at(t.actor), t.give)) {
         move_treasure(t.victim, t.picks[0], t.actor);
@@ -456,7 +490,7 @@ int Game::trade(int fi, const Op& op) {
 int Game::salvage(int fi, const Op& op) {
     int r = choose_salvage(fi, op);
     if (r != DONE) return r;
-    const Cards picks = frame(fi).t.picks;
+    const Cards& picks = frame(fi).t.picks;  // the moves below leave the stack alone
     const int you = frame(fi).you;
     if (!picks.empty() && contains(s_.trash, picks[0])) {
         remove_one(s_.trash, picks[0], "trash heap");
@@ -720,7 +754,7 @@ bool Game::is_conditional(int code) {
 // May a card or ability with this primitive be used now (a legal target exists)?
 bool Game::op_usable(int you, const Op& op) const {
     switch (op.code) {
-        case OP_STEAL: case OP_BREAK: case OP_TRADE: return !candidates(you, op, true).empty();
+        case OP_STEAL: case OP_BREAK: case OP_TRADE: return has_candidate(you, op);
         case OP_SALVAGE:
             for (int k : s_.trash)
                 if (cards_->value[k] <= op.max_value) return true;
@@ -735,7 +769,7 @@ bool Game::op_usable(int you, const Op& op) const {
 bool Game::has_effect(int you, const Op& op) const {
     const int n = s_.n;
     switch (op.code) {
-        case OP_STEAL: case OP_BREAK: case OP_TRADE: return !candidates(you, op, true).empty();
+        case OP_STEAL: case OP_BREAK: case OP_TRADE: return has_candidate(you, op);
         case OP_DRAW: return !s_.hijinks.empty() || !s_.discard.empty();
         case OP_SALVAGE:
             return op_usable(you, op) || (op.else_draw && (!s_.hijinks.empty() || !s_.discard.empty()));

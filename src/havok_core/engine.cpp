@@ -75,6 +75,7 @@ void Game::setup(bool run) {
             s_.hijinks.erase(s_.hijinks.begin());
         }
     s_.current = s_.rand_below(s_.n);
+    s_.stack.reserve(8);  // a game rarely nests deeper: pushing a frame then seldom reallocates
     s_.stack.push_back(Frame{});  // a turn, at its start
     if (run) advance();
 }
@@ -147,6 +148,15 @@ int Game::ask(int player, std::vector<int> choices, int purpose, Context ctx) {
     return WAIT;
 }
 
+int Game::ask_in_place(int player, int purpose) {
+    s_.has_pending = true;
+    s_.pending.player = player;
+    s_.pending.kind = PURPOSE_KINDS[purpose];
+    s_.pending.purpose = purpose;
+    s_.pending.context = Context{};
+    return WAIT;
+}
+
 void Game::say(const std::string& text) {
     if (s_.has_log) s_.log.push_back(text);
 }
@@ -186,11 +196,10 @@ int Game::flip_top() {
 
 void Game::push_havok(int card, int you) {
     if (logging()) say(seat_name(you) + " flips " + card_name(card));
-    Frame fr;
+    Frame& fr = s_.stack.emplace_back();
     fr.f = F_HAVOK;
     fr.card = card;
     fr.you = fr.flipper = you;
-    s_.stack.push_back(std::move(fr));
 }
 
 bool Game::move_treasure(int src, int kind, int dst) {
@@ -249,9 +258,15 @@ bool Game::usable(int ref, int seat) const {
 // -- legal choices ---------------------------------------------------------------------------
 
 std::vector<int> Game::main_choices(int p) const {
+    std::vector<int> out;
+    main_choices(p, out);
+    return out;
+}
+
+void Game::main_choices(int p, std::vector<int>& out) const {
     const CardTables& cs = *cards_;
-    std::vector<int> out{cs.END};
-    const std::vector<int> kinds = distinct(s_.hands[p]);
+    out.assign(1, cs.END);
+    const KindSet kinds(s_.hands[p]);
     if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p])
         for (int k : kinds)
             if (!cs.ability(k).crash && usable(k, p)) out.push_back(card_action(k));
@@ -260,7 +275,6 @@ std::vector<int> Game::main_choices(int p) const {
         out.push_back(cs.INNATE_PLAY);
     if (s_.cards_used[p] == 0)
         for (int k : kinds) out.push_back(cs.DISCARD + k - cs.first_hijinks);
-    return out;
 }
 
 bool Game::triggered(int ref, int p, const Trigger& trig) const {
@@ -307,7 +321,7 @@ std::vector<int> Game::crash_choices(int p, const Trigger& trig) const {
     const CardTables& cs = *cards_;
     std::vector<int> out;
     if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p]) {
-        for (int k : distinct(s_.hands[p]))
+        for (int k : KindSet(s_.hands[p]))
             if (cs.ability(k).crash && triggered(k, p, trig)) out.push_back(card_action(k));
     }
     if (s_.ready[p] && !s_.innate_used[p] && triggered(cs.innate(s_.dragons[p], true), p, trig))
@@ -371,7 +385,10 @@ int Game::run_turn(int fi) {
     }
     int p = s_.current;
     int a = take_answer(fi);
-    if (a == ABSENT) return ask(p, main_choices(p), P_MAIN);
+    if (a == ABSENT) {
+        main_choices(p, s_.pending.choices);
+        return ask_in_place(p, P_MAIN);
+    }
     if (a == cs.END || a >= cs.DISCARD) {
         if (a != cs.END) {
             int k = a - cs.DISCARD + cs.first_hijinks;
@@ -438,10 +455,10 @@ Trigger Game::trigger_of(int fi) const {
 
 // Opens the crash window on frame ``fi`` (its step already moved past the window).
 int Game::open_window(int fi) {
-    Frame w;
+    Trigger trig = trigger_of(fi);
+    Frame& w = s_.stack.emplace_back();
     w.f = F_WINDOW;
-    w.trig = trigger_of(fi);
-    s_.stack.push_back(std::move(w));
+    w.trig = std::move(trig);
     return CONTINUE;
 }
 
@@ -548,7 +565,7 @@ int Game::run_window(int fi) {
     const int n = s_.n;
     if (!frame(fi).has_order) {
         std::vector<std::pair<int, std::vector<int>>> order;
-        const Trigger trig = frame(fi).trig;
+        const Trigger& trig = frame(fi).trig;  // the stack does not change while the seats are asked
         for (int i = 0; i < n; ++i) {
             int p = (s_.current + i) % n;
             std::vector<int> choices = crash_choices(p, trig);
@@ -575,8 +592,8 @@ int Game::run_window(int fi) {
         ctx.trigger = fr.trig;
         return ask(p, std::move(all), P_CRASH, std::move(ctx));
     }
-    const Trigger trig = fr.trig;
-    const std::vector<std::pair<int, int>> decl = fr.decl;
+    const int crashed_frame = fr.trig.frame;
+    const std::vector<std::pair<int, int>> decl = std::move(fr.decl);
     s_.stack.pop_back();
     if (decl.empty()) return CONTINUE;
     std::pair<int, int> win = decl.size() > 1 ? decl[s_.rand_below(static_cast<int>(decl.size()))] : decl[0];
@@ -616,7 +633,7 @@ int Game::run_window(int fi) {
     use.ability = ref;
     use.card = card;
     use.crash_use = true;
-    use.crashed = trig.frame;
+    use.crashed = crashed_frame;
     s_.stack.push_back(std::move(use));
     return CONTINUE;
 }

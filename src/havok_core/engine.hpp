@@ -22,6 +22,45 @@ inline std::vector<int> distinct(const std::vector<int>& pile) {
     return out;
 }
 
+// distinct() for the hot path: the kinds of a hand (a few cards) sorted in a fixed buffer, so
+// that asking what a seat may play or crash allocates nothing. A bigger pile uses distinct().
+class KindSet {
+public:
+    explicit KindSet(const std::vector<int>& pile) {
+        if (pile.size() > CAP) {
+            big_ = distinct(pile);
+            first_ = big_.data(), last_ = big_.data() + big_.size();
+            return;
+        }
+        std::copy(pile.begin(), pile.end(), buf_);
+        std::sort(buf_, buf_ + pile.size());
+        first_ = buf_, last_ = std::unique(buf_, buf_ + pile.size());
+    }
+    KindSet(const KindSet&) = delete;  // first_ and last_ point into this object
+    KindSet& operator=(const KindSet&) = delete;
+    const int* begin() const { return first_; }
+    const int* end() const { return last_; }
+
+private:
+    static constexpr size_t CAP = 16;
+    int buf_[CAP];
+    std::vector<int> big_;
+    const int* first_;
+    const int* last_;
+};
+
+// Seats (at most MAX_PLAYERS) in a fixed buffer: victims and candidates are asked many times a
+// decision (may a card be played?), and a std::vector for each answer was the core's main cost.
+struct Seats {
+    int n = 0;
+    int p[MAX_PLAYERS];
+    void push_back(int seat) { p[n++] = seat; }
+    bool empty() const { return n == 0; }
+    const int* begin() const { return p; }
+    const int* end() const { return p + n; }
+    std::vector<int> vec() const { return {p, p + n}; }
+};
+
 class Game {
 public:
     // A new game: dragons[seat] is a dragon index or -1 (random, distinct, from the seeded rng).
@@ -49,6 +88,7 @@ public:
     int worth(int owner, int kind) const { return cards_->worth[s_.dragons[owner]][kind]; }
     // Rule checks that the Python layer and the bots also use.
     std::vector<int> main_choices(int p) const;
+    void main_choices(int p, std::vector<int>& out) const;  // into ``out``, reusing its buffer
     std::vector<int> crash_choices(int p, const Trigger& trig) const;
     bool usable(int ref, int seat) const;
     bool op_usable(int you, const Op& op) const;
@@ -59,7 +99,8 @@ public:
     void check_state() const;
     // The targeting rules (effects.cpp), in one place: the effects ask with them, and bots judge
     // cards with them through havok_env.view.SeatView (public information only).
-    std::vector<int> victims(int you, int actor, int sel) const;
+    std::vector<int> victims(int you, int actor, int sel) const { return victim_seats(you, actor, sel).vec(); }
+    Seats victim_seats(int you, int actor, int sel) const;
     int thief(int you, const Op& op) const;
     std::vector<int> eligible(int owner, int max_value, const Cards& exclude = {}) const;
     std::vector<int> trade_gives(int you, const Op& op) const;
@@ -67,6 +108,7 @@ public:
     std::vector<int> trade_takes(int you, int victim, const Op& op) const;
     std::vector<int> trade_gives_for(int you, int victim, int take, const Op& op) const;
     std::vector<int> candidates(int you, const Op& op, bool first) const;
+    bool has_candidate(int you, const Op& op) const;  // !candidates(you, op, true).empty()
     std::vector<int> salvage_options(const Op& op) const;
     std::vector<int> redirect_seats(int flipper, const Op& op) const;
     // (giver, taker) of a tribute, or (-1, -1) when all hoards are worth the same
@@ -94,6 +136,8 @@ private:
     // helpers the primitives use (engine.py's Game methods of the same names)
     // stops for ``player``'s decision; the purpose gives its kind (PURPOSE_KINDS)
     int ask(int player, std::vector<int> choices, int purpose, Context ctx = {});
+    // ask() for choices already written into pending.choices (its buffer reused, not reallocated)
+    int ask_in_place(int player, int purpose);
     void say(const std::string& text);
     bool logging() const { return s_.has_log; }
     std::string seat_name(int seat) const { return "player_" + std::to_string(seat); }
@@ -128,6 +172,7 @@ private:
 
     // effects.cpp: target selection
     bool has_eligible(int owner, int max_value) const;
+    bool has_trade_take(int you, int victim, const Op& op) const;  // !trade_takes(...).empty()
     int choose_hoard_target(int fi, const Op& op);
     int choose_salvage(int fi, const Op& op);
     int choose_swap(int fi, const Op& op);
