@@ -136,6 +136,13 @@ class _Tables:
                 "abilities": [plain(a) for a in self.abilities + innates]})
         except (ValueError, TypeError, IndexError, KeyError, AttributeError) as e:
             raise CardDataError(f"the card set cannot be used: {e}") from None
+        lay = self.layout
+        # what Game._layout gives every game of this card set
+        self.game_attrs = {
+            "_tables": self.core, "layout": lay, "END": lay.END, "PLAY": lay.PLAY, "OPTION": lay.OPTION,
+            "INNATE_PLAY": lay.INNATE_PLAY, "INNATE_CRASH": lay.INNATE_CRASH, "DISCARD": lay.DISCARD,
+            "SEAT": lay.SEAT, "TREASURE": lay.TREASURE, "_n_actions": lay.size,
+            "_abilities": self.abilities, "_kind_ops": self.kind_ops, "values": self.values}
 
 
 # id(card set) -> (card set, its tables); the card set is kept so its id cannot be reused.
@@ -253,28 +260,28 @@ class Game(GameCommon):
         chosen = self._configure(num_players, dragons, seed, cards)
         # dragons left open are drawn, then the decks dealt, from the seeded generator in the core
         self._set_core(_core.Game.new(self._tables, num_players,
-                                      [-1 if d is None else d for d in chosen], seed & _MASK, log))
+                                      [-1 if d is None else d for d in chosen], self.seed & _MASK, log))
 
     # -- construction ------------------------------------------------------------------------
 
     def _layout(self):
-        t = tables(self.cards)
-        self._tables = t.core
-        self.layout = lay = t.layout
-        self.END, self.PLAY, self.OPTION = lay.END, lay.PLAY, lay.OPTION
-        self.INNATE_PLAY, self.INNATE_CRASH, self.DISCARD = lay.INNATE_PLAY, lay.INNATE_CRASH, lay.DISCARD
-        self.SEAT, self.TREASURE = lay.SEAT, lay.TREASURE
-        self._abilities, self._kind_ops = t.abilities, t.kind_ops
-        self.values = t.values
+        # the card set's attributes of every game, set in one update (a game is made per episode)
+        self.__dict__.update(tables(self.cards).game_attrs)
 
     def _set_core(self, core) -> None:
         self._core = core
-        self._view = GameState(core)
+        self._view = None  # the GameState view, made when first asked for (most games never are)
+        # the core's own method: one Python call per decision is the benchmark's bar, and a
+        # wrapper around this one was a tenth of that call's time
+        self.legal_actions = core.legal_actions
 
     @property
     def s(self) -> GameState:
         """The game's state, read from (and, for tests and search, written to) the core."""
-        return self._view
+        view = self._view
+        if view is None:
+            view = self._view = GameState(self._core)
+        return view
 
     @s.setter
     def s(self, state: GameState) -> None:
@@ -288,7 +295,7 @@ class Game(GameCommon):
 
     @property
     def pending(self) -> dict | None:
-        return self._view.pending
+        return self.s.pending
 
     @property
     def result(self) -> dict | None:
@@ -308,6 +315,7 @@ class Game(GameCommon):
         return self._core.to_act
 
     def legal_actions(self) -> list[int]:
+        # (each game replaces this with its core's legal_actions, in _set_core)
         return self._core.legal_actions()
 
     def dragon(self, seat: int):
@@ -416,7 +424,7 @@ class Game(GameCommon):
                 raise IllegalActionError(f"action {action!r}: the game is over, no decision is pending")
             action = as_action(action)
         try:
-            applied = 0 <= action < self.layout.size and core.apply(action)
+            applied = 0 <= action < self._n_actions and core.apply(action)
         except _core.CoreError as e:  # only a position restored from a corrupt snapshot
             raise SnapshotError(f"the game cannot go on from this position: {e}") from None
         if not applied:

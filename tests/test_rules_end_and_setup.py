@@ -62,6 +62,13 @@ def test_decks_are_shuffled_by_the_seed():
     assert a["havok_deck"] != c["havok_deck"] or a["hijinks_deck"] != c["hijinks_deck"]
 
 
+def test_a_game_without_a_seed_draws_one_and_records_it():
+    g = Game(2)
+    assert isinstance(g.seed, int) and 0 <= g.seed < 2 ** 63
+    again = Game(2, seed=g.seed)
+    assert again.snapshot() == g.snapshot() and again.legal_actions() == g.legal_actions()
+
+
 def test_first_player_from_the_seeded_rng():
     for n in (2, 3, 4):
         firsts = Counter(Game(n, seed=s).current_player for s in range(200))
