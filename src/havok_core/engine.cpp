@@ -321,8 +321,8 @@ std::vector<int> Game::crash_choices(int p, const Trigger& trig) const {
     const CardTables& cs = *cards_;
     std::vector<int> out;
     if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p]) {
-        for (int k : KindSet(s_.hands[p]))
-            if (cs.ability(k).crash && triggered(k, p, trig)) out.push_back(card_action(k));
+        for (int k : KindSet(s_.hands[p], [&cs](int k) { return cs.ability(k).crash; }))
+            if (triggered(k, p, trig)) out.push_back(card_action(k));
     }
     if (s_.ready[p] && !s_.innate_used[p] && triggered(cs.innate(s_.dragons[p], true), p, trig))
         out.push_back(cs.INNATE_CRASH);
@@ -453,13 +453,30 @@ Trigger Game::trigger_of(int fi) const {
     return trig;
 }
 
-// Opens the crash window on frame ``fi`` (its step already moved past the window).
+// Opens the crash window on frame ``fi`` (its step already moved past the window). Most windows
+// find nobody able to crash: those close at once, without a frame (the window's first step
+// would have found the same seats, with nothing in between).
 int Game::open_window(int fi) {
     Trigger trig = trigger_of(fi);
+    auto order = crash_order(trig);
+    if (order.empty()) return CONTINUE;
     Frame& w = s_.stack.emplace_back();
     w.f = F_WINDOW;
     w.trig = std::move(trig);
+    w.order = std::move(order);
+    w.has_order = true;
     return CONTINUE;
+}
+
+// The seats that may crash on ``trig``, in turn order from the current player, with their choices.
+std::vector<std::pair<int, std::vector<int>>> Game::crash_order(const Trigger& trig) const {
+    std::vector<std::pair<int, std::vector<int>>> order;
+    for (int i = 0; i < s_.n; ++i) {
+        int p = (s_.current + i) % s_.n;
+        std::vector<int> choices = crash_choices(p, trig);
+        if (!choices.empty()) order.emplace_back(p, std::move(choices));
+    }
+    return order;
 }
 
 int Game::run_havok(int fi) {
@@ -563,16 +580,9 @@ int Game::run_use(int fi) {
 int Game::run_window(int fi) {
     const CardTables& cs = *cards_;
     const int n = s_.n;
-    if (!frame(fi).has_order) {
-        std::vector<std::pair<int, std::vector<int>>> order;
-        const Trigger& trig = frame(fi).trig;  // the stack does not change while the seats are asked
-        for (int i = 0; i < n; ++i) {
-            int p = (s_.current + i) % n;
-            std::vector<int> choices = crash_choices(p, trig);
-            if (!choices.empty()) order.emplace_back(p, std::move(choices));
-        }
+    if (!frame(fi).has_order) {  // (a window restored from a snapshot before its first step)
         Frame& fr = frame(fi);
-        fr.order = std::move(order);
+        fr.order = crash_order(fr.trig);
         fr.has_order = true;
     }
     int a = take_answer(fi);

@@ -26,15 +26,27 @@ inline std::vector<int> distinct(const std::vector<int>& pile) {
 // that asking what a seat may play or crash allocates nothing. A bigger pile uses distinct().
 class KindSet {
 public:
-    explicit KindSet(const std::vector<int>& pile) {
+    explicit KindSet(const std::vector<int>& pile) : KindSet(pile, [](int) { return true; }) {}
+    // only the kinds ``keep`` accepts
+    template <class Keep>
+    KindSet(const std::vector<int>& pile, Keep keep) {
         if (pile.size() > CAP) {
-            big_ = distinct(pile);
+            for (int k : distinct(pile))
+                if (keep(k)) big_.push_back(k);
             first_ = big_.data(), last_ = big_.data() + big_.size();
             return;
         }
-        std::copy(pile.begin(), pile.end(), buf_);
-        std::sort(buf_, buf_ + pile.size());
-        first_ = buf_, last_ = std::unique(buf_, buf_ + pile.size());
+        size_t n = 0;
+        for (int k : pile) {  // insertion into the sorted buffer, skipping copies
+            if (!keep(k)) continue;
+            size_t i = n;
+            while (i > 0 && buf_[i - 1] > k) --i;
+            if (i > 0 && buf_[i - 1] == k) continue;
+            std::copy_backward(buf_ + i, buf_ + n, buf_ + n + 1);
+            buf_[i] = k;
+            ++n;
+        }
+        first_ = buf_, last_ = buf_ + n;
     }
     KindSet(const KindSet&) = delete;  // first_ and last_ point into this object
     KindSet& operator=(const KindSet&) = delete;
@@ -166,6 +178,7 @@ private:
     int run_use(int fi);
     int run_window(int fi);
     int open_window(int fi);
+    std::vector<std::pair<int, std::vector<int>>> crash_order(const Trigger& trig) const;
     int run_ops(int fi, const std::vector<Op>& ops);
     bool triggered(int ref, int p, const Trigger& trig) const;
     bool changes_event(int ref, int p, const Trigger& trig) const;
