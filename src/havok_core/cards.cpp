@@ -61,6 +61,9 @@ void CardTables::finish() {
                 require(op.count <= 1000 && op.else_draw <= 1000 && op.n <= 1000, "parameter too large");
             }
     }
+    crash_on.assign(n_refs(), -1);
+    for (int r = 0; r < n_refs(); ++r)
+        if (abilities[r].present && abilities[r].crash) crash_on[r] = abilities[r].trigger.on;
     worth.assign(nd, std::vector<int>(n_kinds, 0));
     for (int d = 0; d < nd; ++d)
         for (int k = 0; k < n_kinds; ++k)

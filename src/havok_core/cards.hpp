@@ -102,6 +102,9 @@ struct CardTables {
     std::vector<Dragon> dragons;
     std::vector<std::vector<int>> worth;  // worth[dragon][kind]: value in that dragon's hoard
     int total_cards = 0;
+    // crash_on[ref]: the trigger (TriggerOn) of a crash ability, -1 for one that is no crash;
+    // a crash window asks every seat, and this answers most of them without the ability itself
+    std::vector<int> crash_on;
 
     // the shared action space (engine.ActionLayout)
     int END = 0, PLAY = 1, INNATE_PLAY = 0, INNATE_CRASH = 0, DISCARD = 0, SEAT = 0, TREASURE = 0,
@@ -119,6 +122,9 @@ struct CardTables {
     const Ability& ability(int ref) const {
         if (ref < 0 || ref >= n_refs() || !abilities[ref].present) throw CoreError("no such ability");
         return abilities[ref];
+    }
+    bool crashes_on(int ref, int on) const {
+        return ref >= 0 && ref < static_cast<int>(crash_on.size()) && crash_on[ref] == on;
     }
     const std::vector<Op>& ops(int ref, int dragon) const {
         const Ability& a = ability(ref);

@@ -57,7 +57,13 @@ Game::Game(std::shared_ptr<const CardTables> cards, State state, bool run)
 
 void Game::setup(bool run) {
     const CardTables& cs = *cards_;
-    Cards havok;
+    // each pile's room at once, rather than growing it card by card during the game
+    int havok_cards = 0;
+    for (int k = 0; k < cs.first_hijinks; ++k) havok_cards += cs.copies[k];
+    for (Cards* pile : {&s_.havok, &s_.past_events, &s_.trash, &s_.in_play}) pile->reserve(havok_cards);
+    for (Cards* pile : {&s_.hijinks, &s_.discard}) pile->reserve(cs.total_cards - havok_cards);
+    for (int p = 0; p < s_.n; ++p) s_.hands[p].reserve(2 * HAND_SIZE), s_.hoards[p].reserve(16);
+    Cards& havok = s_.havok;
     for (int k = 0; k < cs.first_hijinks; ++k)
         for (int c = 0; c < cs.copies[k]; ++c) havok.push_back(k);
     for (int p = 0; p < s_.n; ++p) {
@@ -65,7 +71,6 @@ void Game::setup(bool run) {
         s_.hoards[p].push_back(cs.starting_treasure);
     }
     s_.shuffle(havok);
-    s_.havok = havok;
     for (int k = cs.first_hijinks; k < cs.n_kinds; ++k)
         for (int c = 0; c < cs.copies[k]; ++c) s_.hijinks.push_back(k);
     s_.shuffle(s_.hijinks);
@@ -321,10 +326,12 @@ std::vector<int> Game::crash_choices(int p, const Trigger& trig) const {
     const CardTables& cs = *cards_;
     std::vector<int> out;
     if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p]) {
-        for (int k : KindSet(s_.hands[p], [&cs](int k) { return cs.ability(k).crash; }))
+        // (triggered() refuses a crash on another kind of trigger: those are skipped here)
+        for (int k : KindSet(s_.hands[p], [&](int k) { return cs.crashes_on(k, trig.on); }))
             if (triggered(k, p, trig)) out.push_back(card_action(k));
     }
-    if (s_.ready[p] && !s_.innate_used[p] && triggered(cs.innate(s_.dragons[p], true), p, trig))
+    const int innate = cs.innate(s_.dragons[p], true);
+    if (s_.ready[p] && !s_.innate_used[p] && cs.crashes_on(innate, trig.on) && triggered(innate, p, trig))
         out.push_back(cs.INNATE_CRASH);
     return out;
 }
