@@ -274,6 +274,13 @@ class SeatView:
     def pass_seats(self, you: int, op: dict) -> list[int]:
         return self._game.pass_seats(you, op)
 
+    # -- bots in the core ----------------------------------------------------------------------
+
+    def native_choice(self, bot) -> int:
+        """The choice of a bot that plays in the core (``havok_env._core.Heuristic``) at this
+        seat's pending decision; the core hands it only what this seat may know."""
+        return bot.choose(self._game._core, self.seat)
+
     # -- search support -----------------------------------------------------------------------
 
     def determinize(self, rng: random.Random):

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.heuristic import JUDGED, HeuristicAgent, UnjudgedRuleError, _Decision, check_judged
-from havok_env import default_cards
+from agents.heuristic import JUDGED, HeuristicAgent, UnjudgedRuleError, check_judged
+from havok_env import _core, default_cards
 from havok_env.engine import Game
 from havok_env.view import PeekingView, SeatView
 
@@ -91,12 +91,14 @@ def test_the_targets_the_engine_offers_are_the_views_rules():
 
 
 def decision(cards=None, n=3):
+    """A game at its first decision, and the core's heuristic judging for the seat to act."""
     game = Game(n, seed=3, cards=cards)
-    bot = HeuristicAgent()
-    bot.reset(game.to_act, n)
-    d = _Decision(bot, SeatView(game, game.to_act))
-    d.start(game.pending)
-    return game, d
+    me = game.to_act
+    bot = _core.Heuristic()
+
+    def judge(what, ref, who=0, trig=None):
+        return bot.judge(game._core, me, what, ref, who, trig)
+    return game, me, judge
 
 
 def with_ability(cards, kind, **changes):
@@ -132,23 +134,22 @@ def test_every_primitive_the_heuristic_claims_to_judge_has_a_judgement():
         for name in JUDGED[role]:
             op = judged_op(role, name)
             cs = with_ability(cards, kind, effect=(op,), bonus=None, bonus_effect=())
-            game, d = decision(cs)
-            me, other = d.me, (d.me + 1) % d.n
+            game, me, judge = decision(cs)
+            other = (me + 1) % game.num_players
+            use = {"on": "use", "frame": 0, "use": "play", "type": "steal", "give": None,
+                   "owners": [me], "picks": list(game.s.hoards[me][:1])}
             if role == "play":
-                assert isinstance(d._estimate(kind, me), float)
-                trig = {"on": "use", "use": "play", "user": other, "ability": kind,
-                        "owners": [me], "picks": list(game.s.hoards[me][:1])}
-                assert isinstance(d.use_gain(trig), float)
+                assert isinstance(judge("estimate", kind), float)
+                assert isinstance(judge("use", None, trig={**use, "user": other, "ability": kind}), float)
             elif role == "event":
-                assert isinstance(d.event_gain(kind, other), float)
+                assert isinstance(judge("event", kind, other), float)
             else:  # what the crash is triggered by
-                trig = {"on": "use", "use": "play", "user": other, "ability": steal,
-                        "owners": [me], "picks": list(game.s.hoards[me][:1])}
+                trig = {**use, "user": other, "ability": steal}
                 if name in ("nullify", "redirect_event"):
-                    trig = {"on": "event", "card": event, "flipper": other}
+                    trig = {"on": "event", "frame": 0, "card": event, "flipper": other}
                 elif name == "redirect_treasure":
-                    trig = {"on": "treasure", "card": 0, "to": other}
-                assert isinstance(d.crash_benefit(d.v.card_action(kind), trig), float)
+                    trig = {"on": "treasure", "frame": 0, "card": 0, "to": other}
+                assert isinstance(judge("crash", game.card_action(kind), trig=trig), float)
 
 
 @pytest.mark.parametrize("role, name, change", [
@@ -176,14 +177,15 @@ def test_the_heuristic_refuses_a_card_it_cannot_judge(role, name, change):
     check_judged(cards)  # the real cards are all judged
 
 
-def test_the_heuristic_answers_every_decision_and_refuses_one_it_does_not_know():
-    from havok_env.decisions import PURPOSES
-
-    assert [p for p in PURPOSES if not hasattr(_Decision, "d_" + p)] == []
-    game, d = decision()
-    d.start({**game.pending, "purpose": "mystery", "choices": [0, 1]})
-    with pytest.raises(UnjudgedRuleError, match="'mystery'"):
-        d.run()
+def test_the_heuristic_refuses_a_primitive_it_has_no_judgement_of():
+    # check_judged keeps such card sets away from the bot; the core's own judgement refuses too
+    # rather than count the primitive as worth nothing
+    cards = default_cards()
+    tire = {"op": "tire"}  # judged on events and crashes, not on plays
+    cs = with_ability(cards, cards.kind("Sticky Claws"), effect=(tire,), bonus=None, bonus_effect=())
+    game, me, judge = decision(cs)
+    with pytest.raises(ValueError, match="the heuristic bot has no judgement of 'tire' in a play"):
+        judge("estimate", cs.kind("Sticky Claws"))
 
 
 def test_a_peeking_view_names_what_it_peeks_at():

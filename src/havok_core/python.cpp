@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "engine.hpp"
+#include "heuristic.hpp"
 #include "observer.hpp"
 #include "vector.hpp"
 
@@ -640,6 +641,7 @@ void set_field(PyGame& pg, const std::string& name, nb::handle v) {
     pg.version += 1;
 }
 
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -920,4 +922,51 @@ NB_MODULE(_core, m) {
         .def("set", &set_field, nb::arg("name"), nb::arg("value").none(),
              "Replace one field of the state (a list, a value or the stack; None clears the log, "
              "the pending decision or the result).");
+
+    // the heuristic bot (heuristic.cpp; agents/heuristic.py is its Python face)
+    nb::class_<Heuristic>(m, "Heuristic")
+        .def(nb::init<>())
+        .def("choose", [](Heuristic& h, const PyGame& pg, int seat) {
+            return h.choose(SeatKnowledge(*pg.g, seat));
+        }, "The choice of the seat's heuristic at its pending decision, from what the seat may know.")
+        .def("forget", &Heuristic::forget)
+        // pickling (bots travel to worker processes): the stake and the last trigger, as plain ints
+        .def("__getstate__", [](const Heuristic& h) {
+            const Trigger* t = h.trigger();
+            if (t == nullptr) return nb::make_tuple(h.stake(), nb::none());
+            return nb::make_tuple(h.stake(), nb::make_tuple(t->on, t->frame, t->who, t->card, t->crash_use, t->type,
+                                                            t->owners, t->picks, t->give, t->ability));
+        })
+        .def("__setstate__", [](Heuristic& h, nb::tuple st) {
+            new (&h) Heuristic();
+            if (st.size() != 2) bad("not a heuristic bot's state");
+            double stake = nb::cast<double>(st[0]);
+            if (st[1].is_none()) return h.restore(stake, nullptr);
+            nb::tuple x = nb::cast<nb::tuple>(st[1]);
+            if (x.size() != 10) bad("not a heuristic bot's state");
+            Trigger t;
+            t.on = to_int(x[0], "on");
+            t.frame = to_int(x[1], "frame");
+            t.who = to_int(x[2], "who");
+            t.card = to_int(x[3], "card");
+            t.crash_use = nb::cast<bool>(x[4]);
+            t.type = to_int(x[5], "type");
+            t.owners = ints(x[6], "owners");
+            t.picks = ints(x[7], "picks");
+            t.give = to_int(x[8], "give");
+            t.ability = to_int(x[9], "ability");
+            h.restore(stake, &t);
+        })
+        .def("judge", [](Heuristic& h, const PyGame& pg, int seat, const std::string& what, nb::object ref,
+                         int who, nb::object trig) {
+            static const char* const names[] = {"estimate", "use", "event", "crash"};
+            int w = index_of(what, names, 4, "judgement");
+            const CardTables& cs = pg.g->cards();
+            Trigger t;
+            if (!trig.is_none()) t = trigger_from_py(cs, trig);
+            int r = w == 3 ? to_int(ref, "action") : w == 1 ? 0 : ref_from_py(cs, ref);
+            return h.judge(SeatKnowledge(*pg.g, seat), w, r, who, t);
+        }, nb::arg("game"), nb::arg("seat"), nb::arg("what"), nb::arg("ref").none(), nb::arg("who"),
+           nb::arg("trig").none(), "For tests: the bot's judgement of an ability (estimate), a use trigger (use), an event "
+           "for a seat (event) or a crash action on a trigger (crash).");
 }
