@@ -2,7 +2,8 @@
 
 The strategy is played by the native core (``src/havok_core/heuristic.cpp``, the one
 implementation): :class:`HeuristicAgent` asks it for the seat's choice through the seat's view,
-and the core reads only what that seat may know.
+and the core reads only what that seat may know. Search rollouts play the same bot inside the core
+(:func:`havok_env.view.rollout`).
 """
 
 from __future__ import annotations

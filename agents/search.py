@@ -6,7 +6,7 @@ import math
 import random
 import time
 
-from havok_env.view import SeatView
+from havok_env.view import rollout
 
 from .base import Agent, AgentSpecError
 from .heuristic import HeuristicAgent
@@ -104,12 +104,12 @@ class SearchAgent(Agent):
         self.seat = 0
         self.heuristic = HeuristicAgent()
         self.stats = {"decisions": 0, "rollouts": 0}
-        self._sim = self._rollout_game = None
+        self._sim = None
         self._last = ({}, None)
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         self.seat = seat
-        self._sim = self._rollout_game = None  # the rollout game of the last game played
+        self._sim = None  # the rollout game of the last game played
         self.rng = random.Random(seed)
         if self.simulations is None:
             self.budget = DEFAULT_BUDGET.get(num_players, DEFAULT_BUDGET[4])
@@ -135,8 +135,8 @@ class SearchAgent(Agent):
         active = list(legal)  # the heuristic's choice stays active: it is the baseline
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         used = worlds = spent = 0
-        # Rollouts run on one Game object per card set and dragons (the tables of its bots and
-        # views depend on them), into which each sampled state is copied.
+        # Rollouts run on one Game object per card set and dragons, into which each sampled state
+        # is copied.
         dragons = tuple(view.dragon_index(q) for q in range(view.num_players))
         sim = self._sim
         if sim is not None and (sim[0] is not view.cards or sim[1] != dragons):
@@ -200,49 +200,9 @@ class SearchAgent(Agent):
         return mean, mean / se
 
     def rollout(self, g) -> float:
-        """Play ``g`` out with heuristic bots in every seat (or random players in the others'
-        seats, per ``rollout_opponents``); the outcome for this seat."""
-        n = g.num_players
-        if self._rollout_game is not g:
-            # Bots and views are kept for as long as rollouts run on this Game object (choose()
-            # swaps sampled states into it), so the bots' per-game tables are built once.
-            self._rollout_game = g
-            self._bots = [HeuristicAgent() if i == self.seat or self.rollout_opponents == "heuristic"
-                          else _RandomPlayer(self) for i in range(n)]
-            for i, b in enumerate(self._bots):
-                b.seat = i
-            self._views = [SeatView(g, i) for i in range(n)]
-        bots, views = self._bots, self._views
-        for b in bots:
-            b.forget()
-        s, apply = g.s, g.apply  # the engine mutates its state in place
-        stop = (1 << 30) if self.max_turns is None else s.turn + self.max_turns
-        steps = 0
-        while s.result is None and s.turn < stop:
-            p = s.pending["player"]
-            apply(bots[p].choose(views[p]))
-            steps += 1
-        self._steps = steps
-        scores = g.scores()
-        me = self.seat
-        margin = scores[me] - max(scores[q] for q in range(n) if q != me)
-        if g.is_over:
-            winners = g.result["winners"]
-            out = (1.0 if len(winners) == 1 else 0.0) if me in winners else -1.0
-        else:
-            out = max(-1.0, min(1.0, margin / 8.0))
-        return out + self.margin_weight * margin
-
-
-class _RandomPlayer:
-    """A rollout stand-in for a uniformly random opponent, drawing from the search's generator."""
-
-    def __init__(self, search: SearchAgent):
-        self.search = search
-
-    def choose(self, view) -> int:
-        legal = view.legal_actions()
-        return legal[self.search.rng.randrange(len(legal))]
-
-    def forget(self) -> None:
-        pass
+        """Play ``g`` out in the core (:func:`havok_env.view.rollout`) with heuristic bots in every
+        seat (or random players, drawing from this bot's generator, in the others' seats, per
+        ``rollout_opponents``); the outcome for this seat."""
+        rng = self.rng if self.rollout_opponents == "random" else None
+        value, self._steps = rollout(g, self.seat, self.max_turns, self.margin_weight, rng)
+        return value

@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from . import _core
+
 
 class SeatView:
     """Read-only, seat-limited view of a :class:`~havok_env.engine.Game`."""
@@ -331,6 +333,22 @@ class SeatView:
                         c[1] = rng.choice(sorted(set(hoards[c[0]])))
         s.stack = stack
         return g
+
+
+def rollout(world, seat: int, max_turns: int | None, margin_weight: float,
+            rng: random.Random | None = None) -> tuple[float, int]:
+    """Play a search rollout in the core, in place: ``world`` (a game, typically a determinized
+    one) is played on with the core's heuristic in every seat, or with ``rng`` given, with
+    uniformly random legal actions drawn from ``rng`` (as ``rng.randrange``) in the seats but
+    ``seat``, for ``max_turns`` turns (None: to the end). Returns (the outcome for ``seat``: +1 a
+    win, 0 a draw, -1 a loss, an unfinished game its margin / 8 clipped to +-1, plus
+    ``margin_weight`` times the margin; the decisions played). The GIL is released meanwhile."""
+    state = None if rng is None else rng.getstate()
+    value, steps, after = _core.rollout(world._core, seat, -1 if max_turns is None else max_turns,
+                                        margin_weight, None if state is None else list(state[1]))
+    if rng is not None:
+        rng.setstate((state[0], tuple(after), state[2]))
+    return value, steps
 
 
 class PeekingView(SeatView):

@@ -1,5 +1,6 @@
 """The heuristic bot lives in the core (src/havok_core/heuristic.cpp): it decides exactly as the
-Python implementation it replaced did, and it sees only what its seat may know."""
+Python implementation it replaced did, it sees only what its seat may know, and search rollouts
+played with it in the core are the rollouts the Python loop played."""
 
 import json
 import os
@@ -11,7 +12,7 @@ import pytest
 from agents.heuristic import HeuristicAgent
 from havok_env import _core
 from havok_env.engine import Game
-from havok_env.view import SeatView
+from havok_env.view import SeatView, rollout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -66,6 +67,53 @@ def test_the_heuristic_chooses_alike_in_every_world_its_seat_cannot_tell_apart()
     assert tried >= 100 and {"main", "crash"} <= purposes and len(purposes) >= 5
 
 
+def python_rollout(g, me, max_turns, margin_weight, rng):
+    """The rollout as the search bot played it in Python before it moved into the core."""
+    n = g.num_players
+    bots = [HeuristicAgent() for _ in range(n)]
+    views = [SeatView(g, q) for q in range(n)]
+    stop = (1 << 30) if max_turns is None else g.s.turn + max_turns
+    steps = 0
+    while not g.is_over and g.s.turn < stop:
+        p = g.to_act
+        if rng is not None and p != me:
+            legal = g.legal_actions()
+            g.apply(legal[rng.randrange(len(legal))])
+        else:
+            g.apply(bots[p].choose(views[p]))
+        steps += 1
+    scores = g.scores()
+    margin = scores[me] - max(scores[q] for q in range(n) if q != me)
+    if g.is_over:
+        winners = g.result["winners"]
+        out = (1.0 if len(winners) == 1 else 0.0) if me in winners else -1.0
+    else:
+        out = max(-1.0, min(1.0, margin / 8.0))
+    return out + margin_weight * margin, steps
+
+
+@pytest.mark.parametrize("opponents", ["heuristic", "random"])
+def test_native_rollouts_play_the_python_rollouts(opponents):
+    checked = 0
+    for n in (2, 3, 4):
+        for i, g in enumerate(mixed_positions(n, 2, seed0=50 * n)[:8]):
+            me = g.to_act
+            for max_turns in (4, None):
+                a, b = g.clone(), g.clone()
+                ra = rb = None
+                if opponents == "random":
+                    ra, rb = random.Random(i), random.Random(i)
+                want = python_rollout(a, me, max_turns, 0.02, ra)
+                got = rollout(b, me, max_turns, 0.02, rb)
+                assert got == want
+                assert b.snapshot() == a.snapshot()
+                assert b.pending == a.pending  # the Python side sees the game the core played on
+                if ra is not None:
+                    assert rb.getstate() == ra.getstate()  # the same random draws, to the last
+                checked += 1
+    assert checked >= 40
+
+
 def test_bad_requests_to_the_core_heuristic_get_clear_errors():
     g = Game(2, seed=1)
     bot = _core.Heuristic()
@@ -73,6 +121,10 @@ def test_bad_requests_to_the_core_heuristic_get_clear_errors():
         bot.choose(g._core, 1 - g.to_act)
     with pytest.raises(ValueError, match="no such seat"):
         bot.choose(g._core, 5)
+    with pytest.raises(ValueError, match="no such seat"):
+        _core.rollout(g._core, 2, 4, 0.0, None)
+    with pytest.raises(ValueError, match="not a random.Random state"):
+        _core.rollout(g._core, 0, 4, 0.0, [0] * 10)
 
 
 def test_a_pickled_heuristic_bot_keeps_what_it_carries_between_decisions():

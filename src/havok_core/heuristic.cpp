@@ -750,4 +750,36 @@ double Heuristic::judge(const SeatKnowledge& view, int what, int ref, int who, c
     return d.judge(what, ref, who, trig);
 }
 
+double rollout(Game& g, int me, int max_turns, double margin_weight, RandomDraw* random_others, int& steps) {
+    const int n = g.state().n;
+    std::vector<Heuristic> bots(n);
+    const long long stop = max_turns < 0 ? (1LL << 30) : static_cast<long long>(g.state().turn) + max_turns;
+    steps = 0;
+    while (!g.is_over() && g.state().turn < stop) {
+        int p = g.to_act();
+        int a;
+        if (random_others != nullptr && p != me) {
+            const auto& choices = g.state().pending.choices;
+            a = choices[random_others->below(static_cast<int>(choices.size()))];
+        } else {
+            a = bots[p].choose(SeatKnowledge(g, p));
+        }
+        g.apply(a);
+        ++steps;
+    }
+    std::vector<int> sc = g.scores();
+    int best_other = -(1 << 30);
+    for (int q = 0; q < n; ++q)
+        if (q != me) best_other = std::max(best_other, sc[q]);
+    const int margin = sc[me] - best_other;
+    double out;
+    if (g.is_over()) {
+        const auto& winners = g.state().result.winners;
+        out = contains(winners, me) ? (winners.size() == 1 ? 1.0 : 0.0) : -1.0;
+    } else {
+        out = std::max(-1.0, std::min(1.0, margin / 8.0));
+    }
+    return out + margin_weight * margin;
+}
+
 }  // namespace havok

@@ -1,5 +1,5 @@
 // The heuristic bot (the middle rung of the ladder; its strategy in plain words is
-// agents/heuristic.py's docstring).
+// agents/heuristic.py's docstring), and search rollouts played with it inside the core.
 //
 // The bot sees a game only through SeatKnowledge: its own hand and knowledge of the Havok deck,
 // the public piles, hoards and seats, and the targeting rules (which read only those), exactly
@@ -95,5 +95,16 @@ private:
     bool has_trigger_ = false;
     Trigger trigger_;
 };
+
+// Search rollouts (agents/search.py): play ``g`` on with the heuristic in every seat (or, with
+// ``random_others``, uniformly random legal actions drawn with ``draw`` in the seats but ``me``)
+// for ``max_turns`` turns (< 0: to the end), and score it for ``me``: +1 a win, 0 a draw, -1 a
+// loss, an unfinished game its margin / 8 clipped to +-1; plus margin_weight * margin.
+// ``steps`` gets the number of decisions played. Every rollout starts with fresh bots.
+struct RandomDraw {
+    virtual ~RandomDraw() = default;
+    virtual int below(int k) = 0;  // uniform in [0, k)
+};
+double rollout(Game& g, int me, int max_turns, double margin_weight, RandomDraw* random_others, int& steps);
 
 }  // namespace havok

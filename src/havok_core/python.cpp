@@ -642,6 +642,47 @@ void set_field(PyGame& pg, const std::string& name, nb::handle v) {
 }
 
 
+// Python's random.Random (MT19937, CPython's genrand_uint32 and _randbelow), run on a state taken
+// from random.Random.getstate(): the random rollout players draw exactly what the Python ones did.
+struct PyRandom : RandomDraw {
+    uint32_t mt[624];
+    int index = 624;
+    explicit PyRandom(const std::vector<long long>& state) {
+        if (state.size() != 625 || state[624] < 0 || state[624] > 624) bad("not a random.Random state");
+        for (int i = 0; i < 624; ++i) mt[i] = static_cast<uint32_t>(state[i]);
+        index = static_cast<int>(state[624]);
+    }
+    uint32_t next() {
+        if (index >= 624) {
+            auto mix = [](uint32_t a, uint32_t b) { return (a & 0x80000000U) | (b & 0x7fffffffU); };
+            for (int k = 0; k < 624; ++k) {
+                uint32_t y = mix(mt[k], mt[(k + 1) % 624]);
+                mt[k] = mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
+            }
+            index = 0;
+        }
+        uint32_t y = mt[index++];
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c5680U;
+        y ^= (y << 15) & 0xefc60000U;
+        y ^= y >> 18;
+        return y;
+    }
+    int below(int k) override {  // random.Random.randrange(k)
+        int bits = 0;
+        while ((k >> bits) != 0) ++bits;
+        uint32_t r;
+        do r = next() >> (32 - bits);
+        while (r >= static_cast<uint32_t>(k));
+        return static_cast<int>(r);
+    }
+    std::vector<long long> state() const {
+        std::vector<long long> out(mt, mt + 624);
+        out.push_back(index);
+        return out;
+    }
+};
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -923,7 +964,7 @@ NB_MODULE(_core, m) {
              "Replace one field of the state (a list, a value or the stack; None clears the log, "
              "the pending decision or the result).");
 
-    // the heuristic bot (heuristic.cpp; agents/heuristic.py is its Python face)
+    // the heuristic bot (heuristic.cpp; agents/heuristic.py is its Python face) and search rollouts with it
     nb::class_<Heuristic>(m, "Heuristic")
         .def(nb::init<>())
         .def("choose", [](Heuristic& h, const PyGame& pg, int seat) {
@@ -969,4 +1010,22 @@ NB_MODULE(_core, m) {
         }, nb::arg("game"), nb::arg("seat"), nb::arg("what"), nb::arg("ref").none(), nb::arg("who"),
            nb::arg("trig").none(), "For tests: the bot's judgement of an ability (estimate), a use trigger (use), an event "
            "for a seat (event) or a crash action on a trigger (crash).");
+    m.def("rollout", [](PyGame& pg, int me, int max_turns, double margin_weight, nb::object rng_state) {
+        if (me < 0 || me >= pg.g->state().n) throw CoreError("no such seat");
+        std::unique_ptr<PyRandom> draw;
+        if (!rng_state.is_none()) draw = std::make_unique<PyRandom>(nb::cast<std::vector<long long>>(rng_state));
+        double value;
+        int steps;
+        {
+            nb::gil_scoped_release nogil;
+            value = rollout(*pg.g, me, max_turns, margin_weight, draw.get(), steps);
+        }
+        pg.version += 1;
+        nb::object state = draw ? nb::cast(draw->state()) : nb::none();
+        return nb::make_tuple(value, steps, state);
+    }, nb::arg("game"), nb::arg("me"), nb::arg("max_turns"), nb::arg("margin_weight"),
+       nb::arg("rng_state").none(),
+       "Play a search rollout in the core (the GIL released): the heuristic in every seat, or "
+       "random players drawing from the given random.Random state in the seats but ``me``; "
+       "(value, decisions played, the generator's new state or None).");
 }
