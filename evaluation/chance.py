@@ -16,20 +16,18 @@ Shuffling itself reveals nothing, so it is not an event: the cards it orders bec
 one as they are revealed. For each event the tracer gives the state that follows each outcome,
 up to the next event or decision (or the end), which is what a value function is evaluated on.
 
-How the rules are watched: the game itself runs in the native core, which cannot be stopped inside
-a move, so the replay runs on the project's Python rules (:mod:`evaluation.rules`, the engine the
-core replaced), and every traced game is checked against the core's own replay of the record (the
-same result and hoards; else :class:`TraceError`). It runs on :class:`_Probe`, a subclass of
-:class:`evaluation.rules.engine.Game` whose ``flip_top`` and ``draw`` report each card before it leaves
-its deck, and on a state whose ``rand_below`` reports every draw of the generator made outside a
-shuffle. A plain replay is untouched, so seeded games stay the same byte for byte. An outcome other
-than the one played is produced by rerunning the engine from the last decision with the revealed
-card swapped with an unseen card of the other kind, in the same deck, at the moment it is revealed
-(swapping two unseen cards keeps the deck a uniform permutation), or with the generator's answer
-replaced; the rerun stops at the next event. Looks at the top of the Havok deck are always followed
-at once by the looker's decision, so their outcomes are the decision's state with the cards
-swapped. The deal and the first player happen before the first flip and are rebuilt from the
-state there.
+How the rules are watched: the game runs in the native core, the one implementation of the rules,
+through its chance points (:meth:`havok_env.engine.Game.run_chance`): a move is played with every
+flip of a Havok card, every single Hijinks draw and every answer of the generator outside a shuffle
+listed, with the state before each (and after each flip and draw). An outcome other than the one
+played is produced by running the move again from the last decision with that point forced: the
+revealed card swapped with an unseen card of the other kind, in the same deck, at the moment it is
+revealed (swapping two unseen cards keeps the deck a uniform permutation), or the generator's
+answer replaced; the rerun stops just before the next event, leaving the state there to be valued.
+A plain replay is untouched, so seeded games stay the same byte for byte. Looks at the top of the
+Havok deck are always followed at once by the looker's decision, so their outcomes are the
+decision's state with the cards swapped. The deal and the first player happen before the first
+flip and are rebuilt from the state there.
 
 Which Havok cards somebody has seen is tracked here, not taken from the engine's per-seat
 ``known`` lists (a seat forgets, the table as a whole does not): the seen cards are always a run
@@ -37,27 +35,17 @@ at the top (looked at and still there) and a run at the bottom (cards put back u
 being shown); between them lie the unseen ones.
 """
 
+
 from __future__ import annotations
 
 import itertools
 from collections import Counter
 
-from havok_env import engine as core
-
-from .rules.engine import Game
-from .rules.state import GameState
+from havok_env.engine import Game
 
 
 class TraceError(ValueError):
     """A record that cannot be traced (not a replay of this engine, or an illegal action)."""
-
-
-class _Stop(Exception):
-    """Raised by a probe at the event after the one it replaced: the rerun has gone far enough."""
-
-
-# The watch of the run in progress (runs are short and never nested).
-_watch = None
 
 
 class _Seen:
@@ -73,95 +61,68 @@ class _Seen:
     def copy(self) -> "_Seen":
         return _Seen(self.top, self.bottom, self.size)
 
-    def sync(self, havok: list) -> None:
-        self.bottom += len(havok) - self.size  # the only cards added to the Havok deck go under it
-        self.size = len(havok)
+    def sync(self, size: int) -> None:
+        self.bottom += size - self.size  # the only cards added to the Havok deck go under it
+        self.size = size
 
-    def unseen(self) -> range:
-        return range(self.top, self.size - self.bottom)
+    def flip(self, size: int) -> int | None:
+        """The top card leaves the Havok deck, of ``size`` cards just before: None if somebody had
+        seen it, else where the unseen cards end (they lie from the top to there)."""
+        self.sync(size)
+        end = None
+        if self.top:
+            self.top -= 1
+        elif self.size == self.bottom:
+            self.bottom -= 1  # the top is a card that was put under the deck after being shown
+        else:
+            end = self.size - self.bottom
+        self.size -= 1
+        return end
 
-
-# How to copy each field of the state (a hand-written copy is three times faster than the pickle
-# round trip of GameState.clone, and probes copy a state for every outcome of every event): flat
-# lists of ints, lists of them, or anything (nested dicts and lists, copied in full). A field added to
-# GameState later is copied in full.
-_FLAT = {"dragons", "havok", "hijinks", "discard", "past_events", "trash", "ready", "cards_used",
-         "card_limit", "innate_used", "restricted", "in_play"}
-_NESTED = {"hands", "hoards", "known"}
-_ATOMS = {"num_players", "rng", "turn", "current", "log"}
-
-
-def _deep(x):
-    t = type(x)
-    if t is list:
-        return [_deep(v) for v in x]
-    if t is dict:
-        return {k: _deep(v) for k, v in x.items()}
-    return x
-
-
-_COPY = tuple((name, 0 if name in _ATOMS else 1 if name in _FLAT else 2 if name in _NESTED else 3)
-              for name in GameState.__slots__)
+    def put_under(self, state, action: int, game: Game) -> None:
+        """Before ``action`` is taken at ``state``: a seen card put under the deck stays seen."""
+        p = state.pending
+        if p["purpose"] == "bottom" and action != game.END and len(state.havok) > 1:
+            self.sync(len(state.havok))
+            if action - game.OPTION < self.top:  # else it is one of the bottom cards, and stays one
+                self.top -= 1
+                self.bottom += 1
 
 
-class _ProbeState(GameState):
-    """A game state whose generator reports every answer given outside a shuffle."""
+class _State:
+    """A game's state as plain data (the fields of :meth:`havok_env.engine.Game.fields`): what the
+    value function reads."""
 
-    __slots__ = ()
+    __slots__ = ("num_players", "dragons", "rng", "turn", "current", "havok", "hijinks", "discard",
+                 "past_events", "trash", "in_play", "canceled", "hands", "hoards", "known", "ready",
+                 "innate_used", "restricted", "cards_used", "card_limit", "stack", "pending", "result")
 
-    def rand_below(self, n: int) -> int:
-        out = GameState.rand_below(self, n)
-        return out if _watch is None else _watch.coin(n, out)
+    def __init__(self, fields: dict):
+        for name in self.__slots__:
+            setattr(self, name, fields[name])
 
-    def shuffle(self, cards: list) -> None:
-        for i in range(len(cards) - 1, 0, -1):  # GameState.shuffle, drawing without reporting
-            j = GameState.rand_below(self, i + 1)
-            cards[i], cards[j] = cards[j], cards[i]
-
-    def view(self, **changed) -> "_ProbeState":
-        """A state sharing every field with this one but those given: for states that are only
-        valued, never played on."""
-        c = object.__new__(_ProbeState)
-        for name in GameState.__slots__:
+    def view(self, **changed) -> "_State":
+        """A state sharing every field with this one but those given (states that are only valued)."""
+        c = object.__new__(_State)
+        for name in _State.__slots__:
             setattr(c, name, changed[name] if name in changed else getattr(self, name))
         return c
 
-    def copy(self) -> "_ProbeState":
-        c = object.__new__(_ProbeState)
-        for name, how in _COPY:
-            v = getattr(self, name)
-            setattr(c, name, v if how == 0 else v[:] if how == 1 else [x[:] for x in v] if how == 2
-                    else _deep(v))
-        return c
+
+# the fields an ``arrange`` may change (GameState writes them back to the core, checked)
+_ARRANGED = ("rng", "turn", "current", "havok", "hijinks", "discard", "past_events", "trash", "in_play",
+             "canceled", "hands", "hoards", "known", "ready", "innate_used", "restricted", "cards_used",
+             "card_limit")
 
 
-class _Probe(Game):
-    """The engine, reporting each card before it leaves a deck (and, when checking, after)."""
+class _Node:
+    """Where a move starts and is rerun from: the game (at a decision, or before its first move),
+    the seen Havok cards, its state and the move played (None: the first, from the deal)."""
 
-    seen: _Seen | None = None
+    __slots__ = ("game", "seen", "state", "action")
 
-    def flip_top(self) -> int:
-        _watch.flip(self)
-        k = Game.flip_top(self)
-        if _watch.check:
-            _watch.done(self)
-        return k
-
-    def draw(self, p: int, n: int):
-        s = self.s
-        for _ in range(n):  # draw(p, n) is n single draws; each card is its own event
-            if not s.hijinks and not s.discard:
-                return
-            _watch.before_draw(self, p)
-            Game.draw(self, p, 1)
-            _watch.after_draw(self, p)
-
-    def copy(self) -> "_Probe":
-        g = object.__new__(_Probe)
-        g.__dict__.update(self.__dict__)
-        g.s = self.s.copy()
-        g.seen = self.seen.copy()
-        return g
+    def __init__(self, game, seen, state, action):
+        self.game, self.seen, self.state, self.action = game, seen, state, action
 
 
 def _outcomes(cards) -> tuple[list[int], list[int]]:
@@ -181,9 +142,10 @@ class Event:
     the actual outcome is the next point), and ``action``: the index in the record's actions of the
     decision it is, or of the action that led to it (-1 before the first decision).
 
-    ``after`` holds, once traced, the state after each outcome: a ``(GameState, top_seen)`` pair
-    (``top_seen``: how many cards on top of the Havok deck somebody has seen), or the final
-    rewards where the outcome ends the game."""
+    ``after`` holds, once traced, the state after each outcome: a ``(state, top_seen)`` pair
+    (``top_seen``: how many cards on top of the Havok deck somebody has seen; the state has the
+    fields of :meth:`havok_env.engine.Game.fields` as attributes), or the final rewards where the
+    outcome ends the game."""
 
     __slots__ = ("kind", "seat", "turn", "outcomes", "weights", "actual", "node", "action", "after",
                  "immediate", "_where")
@@ -205,140 +167,10 @@ class Event:
                 f"{len(self.outcomes)} outcomes, actual={self.outcomes[self.actual]!r})")
 
 
-class _Watch:
-    """Watches one run of the engine on ``game``. Recording (``target is None``): lists the run's
-    events, each as ``[kind, seat, outcomes, weights, actual, game before, game just after]`` (the
-    last only for draws, and for flips when checking). Probing: lets the events before ``target``
-    happen as played, makes event ``target`` come out as ``outcome`` and stops the run at the next
-    event (``target == -1``: at the first one)."""
-
-    def __init__(self, game=None, target=None, outcome=None, check=False):
-        self.game, self.target, self.outcome, self.check = game, target, outcome, check
-        self.n = 0
-        self.events: list[list] = []
-        self.setup = None  # recording the construction: the game at its first flip
-        self.arrange = None
-        self._swap_draw = self._flipped = False
-
-    def _event(self) -> bool:
-        """Count an event; True if this run must make it come out as ``outcome``."""
-        k = self.n
-        self.n += 1
-        if self.target is None:
-            return False
-        if k == self.target + 1:
-            raise _Stop
-        return k == self.target
-
-    def flip(self, g: _Probe) -> None:
-        s, seen = g.s, g.seen
-        if seen is None:  # the first flip of the game: setup is over
-            if self.arrange is not None:
-                self.arrange(s)
-            seen = g.seen = _Seen(size=len(s.havok))
-            s.__class__ = _ProbeState
-            if self.target is None:
-                self.setup = g.copy()
-        seen.sync(s.havok)
-        if seen.top:
-            seen.top -= 1
-        elif seen.size - seen.bottom == 0:
-            seen.bottom -= 1  # the top is a card that was put under the deck after being shown
-        else:
-            end = seen.size - seen.bottom
-            if self.target is None:
-                kinds, counts = _outcomes(s.havok[:end])
-                flipper = s.stack[-1].get("you", s.current)  # the turn's flip has no "you"
-                self.events.append(["flip", flipper, kinds, counts, kinds.index(s.havok[0]), g.copy(),
-                                    None])
-                self._flipped = True
-            if self._event() and s.havok[0] != self.outcome:
-                j = s.havok.index(self.outcome, 0, end)
-                s.havok[0], s.havok[j] = s.havok[j], s.havok[0]
-        seen.size -= 1
-
-    def done(self, g: _Probe) -> None:
-        if self._flipped:
-            self.events[-1][6] = g.copy()
-            self._flipped = False
-
-    def before_draw(self, g: _Probe, p: int) -> None:
-        self._swap_draw = self._event()
-        if self.target is None:
-            self.events.append(["draw", p, None, None, None, g.copy(), None])
-
-    def after_draw(self, g: _Probe, p: int) -> None:
-        s = g.s
-        drawn = s.hands[p][-1]
-        if self.target is None:  # the outcomes are known once a reshuffle, if any, is done
-            kinds, counts = _outcomes(s.hijinks + [drawn])
-            self.events[-1][2:7] = kinds, counts, kinds.index(drawn), self.events[-1][5], g.copy()
-        elif self._swap_draw and drawn != self.outcome:
-            j = s.hijinks.index(self.outcome)
-            s.hands[p][-1], s.hijinks[j] = s.hijinks[j], drawn
-
-    def coin(self, n: int, out: int) -> int:
-        if self.target is None:
-            self.events.append(["coin", None, list(range(n)), [1] * n, out, self.game.copy(), None])
-        return self.outcome if self._event() else out
-
-
-def _run(fn, watch: _Watch) -> None:
-    global _watch
-    _watch = watch
-    try:
-        fn()
-    except _Stop:
-        pass
-    finally:
-        _watch = None
-
-
-def _construct(record: dict, watch: _Watch) -> None:
-    g = watch.game = object.__new__(_Probe)
-    try:
-        Game.__init__(g, seed=record["seed"], **record["options"])
-    except (TypeError, KeyError, ValueError) as e:
-        raise TraceError(f"not a game record ({type(e).__name__}: {e})") from None
-
-
-def _apply(g: _Probe, action: int) -> None:
-    """``g.apply(action)``, keeping track of a seen Havok card put under the deck."""
-    s = g.s
-    if s.pending["purpose"] == "bottom" and action != g.END and len(s.havok) > 1:
-        seen = g.seen
-        seen.sync(s.havok)
-        if action - g.OPTION < seen.top:  # else it is one of the bottom cards, and stays one
-            seen.top -= 1
-            seen.bottom += 1
-    g.apply(action)
-    g.seen.sync(s.havok)
-
-
-def _agree(record: dict, g: _Probe) -> None:
-    """Refuse a game on which the tracer's rules and the core's disagree."""
-    try:
-        ref = core.Game.replay(record)
-    except (TypeError, KeyError, ValueError) as e:
-        raise TraceError(f"not a game record ({type(e).__name__}: {e})") from None
-    mine = (g.s.result, [g.score(p) for p in range(g.num_players)], g.pending is None)
-    theirs = (ref.result, ref.scores(), ref.pending is None)
-    if mine != theirs:
-        raise TraceError("the luck tracer's rules (evaluation/rules) and the native core replay this "
-                         "record differently; the tracer's copy of the rules needs the core's change")
-
-
-def _settled(g: _Probe):
-    """What a value function is evaluated on after an outcome: the rewards if the game is over."""
-    if g.s.result is not None:
-        return g.rewards()
-    return (g.s, g.seen.top)
-
-
 class Trace:
     """A traced game: ``events`` in the order they happened, the final ``rewards`` (None if the
     record stops before the end), ``num_players``, and ``decisions``: the state at each decision,
-    as ``(GameState, top_seen)``. With ``check``, ``points`` lists every state the replay went
+    as ``(state, top_seen)``. With ``check``, ``points`` lists every state the replay went
     through where something happened (before each event and decision, then the end) and
     ``just_after`` the state right after each flip or draw as played, to test the outcomes
     against."""
@@ -396,52 +228,56 @@ class _Tracer:
         self.events.append(ev)
         return ev
 
-    def point(self, g: _Probe, top: int | None = None) -> None:
+    def point(self, state, top: int) -> None:
         if self.check:
-            self.points.append((g.s, g.seen.top if top is None else top))
+            self.points.append((state, top))
 
     # -- the played game ---------------------------------------------------------------------------
 
     def run(self) -> Trace:
         rec = self.record
-        watch = _Watch(check=self.check)
-        watch.arrange = self.arrange
-        _run(lambda: _construct(rec, watch), watch)
-        g = watch.game
-        if watch.setup is None:
-            raise TraceError("not a game record: the game never started")
+        try:
+            g = Game(seed=rec["seed"], advance=False, **rec["options"])
+        except (TypeError, KeyError, ValueError) as e:
+            raise TraceError(f"not a game record ({type(e).__name__}: {e})") from None
+        self.game = g
         self.cards = g.cards
-        self.setup_events(watch.setup)
-        # Events before the first decision are rerun from the state where the first turn begins.
-        start = watch.setup.copy()
-        start.s.turn = 0
-        start.s.stack = [{"f": "turn", "step": "start"}]
-        self.recorded(watch, (start, None))
-        self.looks(g)
+        if self.arrange is not None:
+            self.arranged(g)
+        seen = _Seen(size=len(g.fields()["havok"]))
+        start = _Node(g.clone(), seen.copy(), None, None)
+        points, _ = g.run_chance(None, states=True)
+        if not points or points[0].kind != "flip":
+            raise TraceError("not a game record: the game never started")
+        self.setup_events(_State(points[0].before))
+        self.recorded(points, seen, start)
+        state = _State(g.fields())
+        self.looks(state, seen)
         for i, a in enumerate(rec["actions"]):
-            s = g.s
-            if s.pending is None:
+            p = state.pending
+            if p is None:
                 raise TraceError(f"action {i} ({a!r}): the game is already over")
-            if isinstance(a, bool) or a not in s.pending["choices"]:
+            if isinstance(a, bool) or a not in p["choices"]:
                 raise TraceError(f"action {i} ({a!r}) is not legal in the replayed game")
             a = int(a)
             self.action = i
-            before = g.copy()
-            self.point(before)
-            self.decisions.append((before.s, before.seen.top))
-            seat = s.pending["player"]
+            node = _Node(g.clone(), seen.copy(), state, a)
+            self.point(state, seen.top)
+            self.decisions.append((state, seen.top))
+            seat = p["player"]
             if seat in self.random_seats:
-                choices = list(s.pending["choices"])
-                self.event("decision", seat, s.turn, choices, [1] * len(choices), choices.index(a),
-                           ("decision", before))
-            watch = _Watch(g, check=self.check)
-            _run(lambda a=a: _apply(g, a), watch)
-            self.recorded(watch, (before, a))
-            self.looks(g)
+                choices = list(p["choices"])
+                self.event("decision", seat, state.turn, choices, [1] * len(choices), choices.index(a),
+                           ("decision", node))
+            seen.put_under(state, a, g)
+            points, _ = g.run_chance(a, states=True)
+            self.recorded(points, seen, node)
+            state = _State(g.fields())
+            seen.sync(len(state.havok))
+            self.looks(state, seen)
         rewards = g.rewards() if g.is_over else None
-        _agree(rec, g)
         if self.check:
-            self.points.append(rewards if rewards is not None else (g.s, g.seen.top))
+            self.points.append(rewards if rewards is not None else (state, seen.top))
         for ev in self.events:
             o = ev.outcomes[ev.actual]
             ev.immediate = ev.kind == "draw" or ev.kind == "flip" and self.cards.is_treasure(o)
@@ -450,38 +286,69 @@ class _Tracer:
             else:
                 ev.after = [None] * len(ev.outcomes)
                 ev.after[ev.actual] = self.after(ev, ev.outcomes[ev.actual])
-            ev._where = None  # the copies it holds are no longer needed
+            ev._where = None  # the games it holds are no longer needed
         return Trace(self.events, rewards, g.num_players, self.decisions, self.points if self.check else None,
                      self.just_after if self.check else None)
 
-    def recorded(self, watch: _Watch, rerun) -> None:
-        for c, (kind, seat, kinds, counts, actual, before, just_after) in enumerate(watch.events):
-            self.point(before)
-            ev = self.event(kind, seat, before.s.turn, kinds, counts, actual, (kind, rerun, c, before, just_after))
-            if self.check and just_after is not None:
-                self.just_after[id(ev)] = (just_after.s, just_after.seen.top)
+    def arranged(self, g: Game) -> None:
+        """Let ``arrange`` change the dealt game's state, and write what it changed back."""
+        fields = g.fields()
+        s = _State(g.fields())
+        self.arrange(s)
+        try:
+            for name in _ARRANGED:
+                if getattr(s, name) != fields[name]:
+                    setattr(g.s, name, getattr(s, name))
+        except ValueError as e:
+            raise TraceError(f"the arranged game is not a game ({e})") from None
 
-    def looks(self, g: _Probe) -> None:
+    def recorded(self, points, seen: _Seen, node: _Node) -> None:
+        """The events among the chance points of a move played from ``node``."""
+        for c, pt in enumerate(points):
+            kind = pt.kind
+            if kind == "flip":
+                end = seen.flip(pt.range)
+                if end is None:
+                    continue
+                s = _State(pt.before)
+                kinds, counts = _outcomes(s.havok[:end])
+                self.point(s, 0)
+                ev = self.event("flip", pt.seat, s.turn, kinds, counts, kinds.index(pt.outcome),
+                                ("flip", node, c, s, end))
+            elif kind == "draw":
+                s = _State(pt.after)
+                kinds, counts = _outcomes(s.hijinks + [pt.outcome])
+                self.point(_State(pt.before) if self.check else None, seen.top)
+                ev = self.event("draw", pt.seat, s.turn, kinds, counts, kinds.index(pt.outcome),
+                                ("draw", s, seen.top))
+            else:
+                s = _State(pt.before)
+                self.point(s, seen.top)
+                self.event("coin", None, s.turn, list(range(pt.range)), [1] * pt.range, pt.outcome,
+                           ("coin", node, c))
+                continue
+            if self.check:
+                self.just_after[id(ev)] = (_State(pt.after), seen.top)
+
+    def looks(self, state: _State, seen: _Seen) -> None:
         """A look at the Havok top has just happened if the looker must now decide what to put
         under the deck: one event per card nobody had seen, top first."""
-        s = g.s
-        p = s.pending
+        p = state.pending
         if p is None or p["purpose"] != "bottom":
             return
-        seen = g.seen
         end = seen.size - seen.bottom
+        havok = state.havok
         for m in range(seen.top, min(len(p["context"]["shown"]), end)):
-            kinds, counts = _outcomes(s.havok[m:end])
-            before = g.copy()
-            self.point(before, m)
-            self.event("look", p["player"], s.turn, kinds, counts, kinds.index(s.havok[m]),
-                       ("look", before, m))
+            kinds, counts = _outcomes(havok[m:end])
+            self.point(state, m)
+            self.event("look", p["player"], state.turn, kinds, counts, kinds.index(havok[m]),
+                       ("look", state, m, end))
             seen.top = m + 1
 
-    def setup_events(self, g: _Probe) -> None:
+    def setup_events(self, s: _State) -> None:
         """The dragons left to chance, the deal and the first player: all decided before the first
-        flip, whose state ``g`` is."""
-        s, cs = g.s, g.cards
+        flip, whose state ``s`` is."""
+        cs = self.cards
         n = s.num_players
         named = self.record["options"].get("dragons") or [None] * n
         free_seats = [i for i in range(n) if named[i] is None]
@@ -491,7 +358,7 @@ class _Tracer:
             free = [d for d in range(len(cs.dragons)) if d not in taken]
             picks = list(itertools.permutations(free, len(free_seats)))
             ev = self.event("dragons", None, 0, picks, [1] * len(picks),
-                            picks.index(tuple(s.dragons[i] for i in free_seats)), ("dragons", g, free_seats))
+                            picks.index(tuple(s.dragons[i] for i in free_seats)), ("dragons", s, free_seats))
             if self.check:
                 self.points.append(self.after(ev, ev.outcomes[ev.actual]))
         dealt = [[] for _ in range(n)]
@@ -501,7 +368,7 @@ class _Tracer:
                 card = s.hands[p][r]
                 kinds = sorted(pool)
                 ev = self.event("deal", p, 0, kinds, [pool[k] for k in kinds], kinds.index(card),
-                                ("deal", g, [list(h) for h in dealt], p))
+                                ("deal", s, [list(h) for h in dealt], p))
                 if self.check:
                     self.points.append(self.after(ev, card))
                 dealt[p].append(card)
@@ -509,9 +376,33 @@ class _Tracer:
                 if not pool[card]:
                     del pool[card]
         # its state after is the first flip's state before, which the recording adds
-        self.event("first_player", None, 0, list(range(n)), [1] * n, s.current, ("first", g))
+        self.event("first_player", None, 0, list(range(n)), [1] * n, s.current, ("first", s))
 
     # -- every outcome -----------------------------------------------------------------------------
+
+    def rerun(self, node: _Node, action, force, stop: int):
+        """The move from ``node`` played again (``action`` taken there; None: the first move) with
+        the chance points ``force`` makes come out otherwise, stopped just before the first event
+        from point ``stop`` on: what a value function reads there, at the next decision or at the
+        end."""
+        while True:
+            g = node.game.clone()
+            seen = node.seen.copy()
+            if action is not None:
+                seen.put_under(node.state, action, g)
+            points, stopped = g.run_chance(action, force, stop)
+            for pt in points[:-1] if stopped else points:
+                if pt.kind == "flip":
+                    seen.flip(pt.range)
+            if stopped:
+                fields = g.fields()
+                if points[-1].kind == "flip" and seen.flip(len(fields["havok"])) is None:
+                    stop += 1  # a card somebody had seen: no event, the move goes on
+                    continue
+                return (_State(fields), seen.top)
+            if g.is_over:
+                return g.rewards()
+            return (_State(g.fields()), seen.top)
 
     def after(self, ev: Event, o):
         """The state after outcome ``o`` of ``ev`` (see :attr:`Event.after`)."""
@@ -525,41 +416,35 @@ class _Tracer:
         # engine does next. Any such rule keeps every correction's expectation zero, as the state
         # valued follows from the game so far and the outcome alone.
         if how == "draw":
-            g, p = where[4], ev.seat  # the game just after the draw as played
-            s = g.s
+            s, top, p = where[1], where[2], ev.seat  # the state just after the draw as played
             drawn = s.hands[p][-1]
             if drawn == o:
-                return (s, g.seen.top)
+                return (s, top)
             hands, hijinks = [h[:] for h in s.hands], s.hijinks[:]
             j = hijinks.index(o)
             hands[p][-1], hijinks[j] = o, drawn
-            return (s.view(hands=hands, hijinks=hijinks), g.seen.top)
-        if how == "flip" and self.cards.is_treasure(o):
-            g = where[3]  # the game just before the flip
-            s = g.s
+            return (s.view(hands=hands, hijinks=hijinks), top)
+        if how == "flip":
+            node, c, s, end = where[1:]  # s: the state just before the flip
+            j = s.havok.index(o, 0, end)
+            if not self.cards.is_treasure(o):
+                return self.rerun(node, node.action, [(c, j)], c + 1)
             havok = s.havok[:]
-            j = havok.index(o, 0, g.seen.size - g.seen.bottom)
             havok[0], havok[j] = havok[j], havok[0]
             del havok[0]
-            # as Game.flip_top: the card is in play; the seats' knowledge of the top does not matter
-            # to the value (which reads who has seen what from top_seen)
-            return (s.view(havok=havok, in_play=s.in_play + [o]), g.seen.top)
-        if how in ("flip", "coin"):
-            (before, a), c = where[1], where[2]
-            g = before.copy()
-            watch = _Watch(g, c, o)
-            _run((lambda: _apply(g, a)) if a is not None else g._advance, watch)
-            return _settled(g)
+            # as the flip leaves it: the card is in play; the seats' knowledge of the top does not
+            # matter to the value (which reads who has seen what from top_seen)
+            return (s.view(havok=havok, in_play=s.in_play + [o]), 0)
+        if how == "coin":
+            node, c = where[1:]
+            return self.rerun(node, node.action, [(c, o)], c + 1)
         if how == "decision":
-            g = where[1].copy()
-            _run(lambda: _apply(g, o), _Watch(g, -1))
-            return _settled(g)
-        g = where[1]
-        s = g.s
+            return self.rerun(where[1], o, (), 0)
+        s = where[1]
         if how == "look":
-            m = where[2]
+            m, end = where[2:]
             havok = s.havok[:]
-            j = havok.index(o, m, g.seen.size - g.seen.bottom)
+            j = havok.index(o, m, end)
             havok[m], havok[j] = havok[j], havok[m]
             return (s.view(havok=havok), m + 1)
         if how == "first":

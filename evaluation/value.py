@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from havok_env.cards import default_cards
+from havok_env.engine import tables
 
 DATA = Path(__file__).parent / "data"
 FEATURES_VERSION = 2
@@ -33,8 +34,6 @@ class _Layout:
     """Feature positions and per-kind tables for one card set (built once)."""
 
     def __init__(self, cs):
-        from .rules.engine import _Tables
-
         self.cs = cs
         nh, ne, nd = cs.n_hijinks, cs.n_events, len(cs.dragons)
         self.n_hij, self.n_ev, self.n_dragons = nh, ne, nd
@@ -61,7 +60,7 @@ class _Layout:
         # left, treasures by value); Hijinks deck and discard sizes; trash; canceled cards
         self.glob = 3 + 1 + 1 + (3 + ne) + 6 + (2 + ne + 5) + 2 + 3 + 1
         self.size = MAX_SEATS * self.seat + self.glob
-        self.worths = np.asarray(_Tables(cs).values, np.float32)  # [dragon, kind], as the engine counts
+        self.worths = np.asarray(tables(cs).values, np.float32)  # [dragon, kind], as the engine counts
         self.printed = [cs.value[k] for k in range(cs.n_kinds)]
         self.first_ev, self.first_hij = cs.first_event, cs.first_hijinks
         # what one unseen Havok card adds to the unseen-composition features

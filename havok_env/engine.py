@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from typing import NamedTuple
 
 try:
     from . import _core
@@ -36,6 +37,17 @@ ANY = 1 << 30  # "any value" (an effect primitive's max_value left out)
 
 #: Why a game ended (``result["reason"]``, as the engine sets it), in words for people.
 END_REASONS = {"hoard_15": f"a hoard reached {WIN_SCORE}", "havok_empty": "the Havok deck ran out"}
+
+
+class ChancePoint(NamedTuple):
+    """One chance point of a move (:meth:`Game.run_chance`)."""
+
+    kind: str  # "flip", "draw" or "coin"
+    seat: int | None  # flip: the seat it is flipped for; draw: the drawer; coin: None
+    range: int  # flip, draw: the deck's size then (a draw's after any reshuffle); coin: answers 0..range-1
+    outcome: int  # flip, draw: the card kind that came; coin: the answer (-1: stopped before it)
+    before: dict | None  # with states=True: the state just before it (Game.fields)
+    after: dict | None  # with states=True: the state just after a flip or draw
 
 
 class ConfigError(ValueError):
@@ -256,11 +268,12 @@ class Game(GameCommon):
     """
 
     def __init__(self, num_players: int = 2, dragons=None, seed: int | None = None,
-                 cards: CardSet | None = None, log: bool = False):
+                 cards: CardSet | None = None, log: bool = False, advance: bool = True):
         chosen = self._configure(num_players, dragons, seed, cards)
-        # dragons left open are drawn, then the decks dealt, from the seeded generator in the core
-        self._set_core(_core.Game.new(self._tables, num_players,
-                                      [-1 if d is None else d for d in chosen], self.seed & _MASK, log))
+        # dragons left open are drawn, then the decks dealt, from the seeded generator in the core;
+        # with advance=False the game stops there, before the first turn (for run_chance)
+        self._set_core(_core.Game.new(self._tables, num_players, [-1 if d is None else d for d in chosen],
+                                      self.seed & _MASK, log, bool(advance)))
 
     # -- construction ------------------------------------------------------------------------
 
@@ -435,6 +448,51 @@ class Game(GameCommon):
             raise IllegalActionError(
                 f"action {action} ({self.action_label(action)}) is not legal for "
                 f"{self.seat_name(p['player'])}'s {p['purpose']} decision; legal: {legal}")
+
+    # -- chance points ----------------------------------------------------------------------------
+
+    def run_chance(self, action=None, force=(), stop: int | None = None, states: bool = False):
+        """Play one move watching its *chance points*, every use of luck inside it: ``flip`` (a
+        card leaving the top of the Havok deck), ``draw`` (one Hijinks card drawn) and ``coin``
+        (an answer of the game's generator outside a shuffle: the contest between crashes of one
+        window). ``action`` is the pending decision's answer, or None for a game made with
+        ``advance=False`` (its first move). ``force`` lists ``(point, outcome)`` pairs that make
+        a point come out otherwise: for a flip or a draw the card at that position of the deck
+        (after any reshuffle) is swapped to the top first, for a coin ``outcome`` is the answer.
+        ``stop`` stops the run just before that point, leaving the game in the middle of the move,
+        to be read (:meth:`fields`), never played on. Plain play (:meth:`apply`) is unchanged.
+
+        Returns ``(points, stopped)``: one :class:`ChancePoint` per point met, in order (when
+        stopped, the last is the one it stopped at, its range and outcome -1); with ``states``
+        each holds the state just before it and, for a flip or draw, just after it (as
+        :meth:`fields` gives them). The luck tracer (``evaluation/chance.py``) is built on it."""
+        if stop is not None and (isinstance(stop, bool) or not isinstance(stop, int) or stop < 0):
+            raise ValueError(f"stop must be a chance point's index (an int >= 0) or None, not {stop!r}")
+        core = self._core
+        if action is not None:
+            action = as_action(action)
+            if not core.stopped and not core.is_legal(action):
+                raise IllegalActionError(f"action {action} is not legal here; legal: {core.legal_actions()}")
+        try:
+            force = [(as_action(i), as_action(j)) for i, j in force]
+        except (TypeError, ValueError):
+            raise ValueError(f"force must be a list of (point, outcome) pairs, not {force!r}") from None
+        try:
+            points, stopped = core.run_chance(action, force, -1 if stop is None else stop, bool(states))
+        except _core.CoreError as e:
+            raise ValueError(f"run_chance: {e}") from None
+        return [ChancePoint(*p) for p in points], stopped
+
+    @property
+    def stopped(self) -> bool:
+        """Whether :meth:`run_chance` left this game in the middle of a move."""
+        return self._core.stopped
+
+    def fields(self) -> dict:
+        """Every field of the state at once, as plain data (a dict of :class:`GameState`'s field
+        names, the pending decision and the result included): a copy, quicker than reading
+        ``game.s`` field by field."""
+        return self._core.fields()
 
     # -- saving, loading, cloning ----------------------------------------------------------------
 

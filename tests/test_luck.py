@@ -396,14 +396,3 @@ def test_the_ledger_summary_gives_each_human_a_corrected_score_against_each_bot(
         assert by[opp]["score"] == pytest.approx(np.mean([Game.replay(e).rewards()[e["humans"][0]] for e in es]))
     lk = luck.analyse(entries[0], entries[0]["seats"])
     assert {lk.seats[i] for i, k in enumerate(lk.kinds) if k == "decision"} == {1}
-
-
-def test_a_record_the_core_replays_otherwise_is_refused(monkeypatch):
-    """The tracer replays on its own copy of the rules (evaluation/rules); were the core's rules to
-    change without it, the estimator would refuse the game rather than correct it wrongly."""
-    rec = record(("heuristic", "random"), 91)
-    other = record(("random", "heuristic"), 92)
-    real = chance.core.Game.replay
-    monkeypatch.setattr(chance.core.Game, "replay", classmethod(lambda cls, r, cards=None: real(other)))
-    with pytest.raises(chance.TraceError, match="replay this record differently"):
-        luck.analyse(rec, ("heuristic", "random"))

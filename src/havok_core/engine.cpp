@@ -185,6 +185,13 @@ void Game::end(const std::string& reason) {
 
 int Game::flip_top() {
     if (s_.havok.empty()) throw CoreError("flip from an empty Havok deck");
+    int point = -1;
+    if (chance_) {  // flipped for the seat of the card or ability flipping it, or the turn's player
+        const Frame* top = s_.stack.empty() ? nullptr : &s_.stack.back();
+        point = chance_begin(CH_FLIP, top && (top->f == F_HAVOK || top->f == F_USE) ? top->you : s_.current);
+        int j = chance_force(point, static_cast<int>(s_.havok.size()));
+        if (j > 0) std::swap(s_.havok[0], s_.havok[j]);
+    }
     int k = s_.havok.front();
     s_.havok.erase(s_.havok.begin());
     s_.in_play.push_back(k);
@@ -196,6 +203,7 @@ int Game::flip_top() {
         else
             known.clear();
     }
+    if (point >= 0) chance_end(point, k);
     return k;
 }
 
@@ -219,6 +227,11 @@ bool Game::move_treasure(int src, int kind, int dst) {
 
 void Game::draw(int p, int n) {
     for (int i = 0; i < n; ++i) {
+        int point = -1;
+        if (chance_) {  // one point per card, met before a reshuffle, its range after
+            if (s_.hijinks.empty() && s_.discard.empty()) return;
+            point = chance_begin(CH_DRAW, p);
+        }
         if (s_.hijinks.empty()) {
             if (s_.discard.empty()) return;
             std::swap(s_.hijinks, s_.discard);
@@ -226,8 +239,13 @@ void Game::draw(int p, int n) {
             s_.shuffle(s_.hijinks);
             say("the discard pile is shuffled into a new Hijinks deck");
         }
+        if (point >= 0) {
+            int j = chance_force(point, static_cast<int>(s_.hijinks.size()));
+            if (j > 0) std::swap(s_.hijinks[0], s_.hijinks[j]);
+        }
         s_.hands[p].push_back(s_.hijinks.front());
         s_.hijinks.erase(s_.hijinks.begin());
+        if (point >= 0) chance_end(point, s_.hands[p].back());
     }
 }
 
@@ -370,6 +388,77 @@ void Game::advance() {
             frame(fi).a = p.choices[0];
         }
     }
+}
+
+// -- chance points (engine.hpp) ---------------------------------------------------------------
+
+namespace {
+struct ChanceStop {};  // thrown to stop a watched run just before a chance point
+}  // namespace
+
+void Game::run_chance(ChanceRun& run, int action) {
+    if (chance_) throw CoreError("a chance run is already in progress");
+    if (s_.has_result) throw CoreError("the game is over, no move is left to run");
+    if (action < 0 && s_.has_pending)
+        throw CoreError("the game waits for a decision: run_chance needs its action");
+    run.points.clear();
+    run.before.clear();
+    run.after.clear();
+    run.stopped = false;
+    struct Detach {
+        ChanceRun*& p;
+        ~Detach() { p = nullptr; }
+    } detach{chance_};
+    chance_ = &run;
+    try {
+        if (action < 0)
+            advance();
+        else
+            apply(action);
+    } catch (const ChanceStop&) {
+        run.stopped = true;
+    }
+}
+
+int Game::chance_begin(int kind, int seat) {
+    ChanceRun& run = *chance_;
+    const int i = static_cast<int>(run.points.size());
+    ChancePoint pt;
+    pt.kind = kind;
+    pt.seat = seat;
+    run.points.push_back(pt);  // a stop's point is listed too: the run's last, its outcome unknown
+    if (run.keep_states) run.before.push_back(s_);
+    if (i == run.stop) throw ChanceStop{};
+    return i;
+}
+
+int Game::chance_force(int point, int range) {
+    ChanceRun& run = *chance_;
+    run.points[point].range = range;
+    for (const auto& [at, j] : run.force)
+        if (at == point) {
+            if (j < 0 || j >= range)
+                throw CoreError("forced outcome " + std::to_string(j) + " of chance point " +
+                                std::to_string(point) + " is out of its range 0.." + std::to_string(range - 1));
+            return j;
+        }
+    return -1;
+}
+
+void Game::chance_end(int point, int outcome) {
+    ChanceRun& run = *chance_;
+    run.points[point].outcome = outcome;
+    if (run.keep_states) run.after.push_back(run.points[point].kind == CH_COIN ? State{} : s_);
+}
+
+int Game::chance_below(int k) {
+    int out = s_.rand_below(k);
+    if (!chance_) return out;
+    int point = chance_begin(CH_COIN, -1);  // the generator has moved on: a stop leaves it so
+    int j = chance_force(point, k);
+    if (j >= 0) out = j;
+    chance_end(point, out);
+    return out;
 }
 
 int Game::run_turn(int fi) {
@@ -613,7 +702,7 @@ int Game::run_window(int fi) {
     const std::vector<std::pair<int, int>> decl = std::move(fr.decl);
     s_.stack.pop_back();
     if (decl.empty()) return CONTINUE;
-    std::pair<int, int> win = decl.size() > 1 ? decl[s_.rand_below(static_cast<int>(decl.size()))] : decl[0];
+    std::pair<int, int> win = decl.size() > 1 ? decl[chance_below(static_cast<int>(decl.size()))] : decl[0];
     if (decl.size() > 1 && logging()) {
         std::string who;
         for (size_t i = 0; i < decl.size(); ++i) who += (i ? ", " : "") + seat_name(decl[i].first);

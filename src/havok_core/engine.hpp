@@ -73,6 +73,34 @@ struct Seats {
     std::vector<int> vec() const { return {p, p + n}; }
 };
 
+// Chance points (evaluation/chance.py, docs/luck.md): every use of luck inside a move, as the
+// engine meets it. A card leaving the top of the Havok deck (CH_FLIP), one card drawn from the
+// Hijinks deck (CH_DRAW) and each answer of the generator outside a shuffle (CH_COIN: the contest
+// between crashes declared in one window; the dragons and the first player are drawn before any
+// run can be attached). Game::run_chance plays one move with a ChanceRun attached: it lists the
+// points met, can make any of them come out otherwise (a flip or draw brings the card at deck
+// position ``j`` to the top first, swapping the two; a coin answers ``j``) and can stop just
+// before one, leaving the state mid-move (for valuing only: nothing can be played from there);
+// the points listed then end with the one it stopped at.
+// Plain play attaches none and only tests a null pointer at those places.
+enum ChanceKind : int { CH_FLIP, CH_DRAW, CH_COIN };
+
+struct ChancePoint {
+    int kind = CH_FLIP;
+    int seat = -1;     // flip: the seat it is flipped for; draw: the drawer; coin: -1
+    int range = -1;    // flip, draw: the deck's size then (after a reshuffle); coin: answers 0..range-1
+    int outcome = -1;  // flip, draw: the card kind that came; coin: the answer (-1: stopped before it)
+};
+
+struct ChanceRun {
+    std::vector<std::pair<int, int>> force;  // (point index, deck position or answer)
+    int stop = -1;                 // stop just before this point (-1: play to the next decision)
+    bool keep_states = false;      // keep the state before every point and after every flip or draw
+    std::vector<ChancePoint> points;
+    std::vector<State> before, after;  // with keep_states; after: empty states for coins
+    bool stopped = false;
+};
+
 class Game {
 public:
     // A new game: dragons[seat] is a dragon index or -1 (random, distinct, from the seeded rng).
@@ -94,6 +122,10 @@ public:
     // Takes a legal action (CoreError if it is not) and advances to the next decision.
     void apply(int action);
     void advance();
+    // One move with chance points watched (see ChanceRun): ``action`` as apply takes it, or -1 to
+    // advance from where the game stands (a game made without advancing). CoreError for a forced
+    // outcome out of range; the run's points, and whether it stopped, are in ``run``.
+    void run_chance(ChanceRun& run, int action);
 
     int score(int seat) const;
     std::vector<int> scores() const;
@@ -134,6 +166,14 @@ public:
 private:
     std::shared_ptr<const CardTables> cards_;
     State s_;
+    ChanceRun* chance_ = nullptr;  // attached only inside run_chance
+
+    // chance points: begin reports one (and stops there if asked); force gives the outcome to
+    // make it give (-1: as it comes); end records what came
+    int chance_begin(int kind, int seat);
+    int chance_force(int point, int range);
+    void chance_end(int point, int outcome);
+    int chance_below(int k);  // rand_below, a chance point when watched
 
     void setup(bool advance);
     Frame& frame(int index) {

@@ -478,6 +478,7 @@ struct Layout {
 struct PyGame {
     std::unique_ptr<Game> g;
     uint64_t version = 0;  // bumped by every change, so that the Python side may cache
+    bool stopped = false;  // left mid-move by run_chance: it can be read, never played on
 
     Game& game() { return *g; }
 };
@@ -564,17 +565,18 @@ nb::list seat_list(const std::array<T, MAX_PLAYERS>& a, int n) {
     return out;
 }
 
-nb::object pending_to_py(const Game& g) {
-    const State& s = g.state();
+nb::object pending_to_py(const CardTables& cs, const State& s) {
     if (!s.has_pending) return nb::none();
     nb::dict d;
     d["player"] = s.pending.player;
     d["kind"] = DECISION_KINDS[s.pending.kind];
     d["purpose"] = PURPOSES[s.pending.purpose];
     d["choices"] = list_of(s.pending.choices);
-    d["context"] = context_to_py(g.cards(), s.pending.context);
+    d["context"] = context_to_py(cs, s.pending.context);
     return d;
 }
+
+nb::object pending_to_py(const Game& g) { return pending_to_py(g.cards(), g.state()); }
 
 nb::object result_to_py(const State& s) {
     if (!s.has_result) return nb::none();
@@ -583,6 +585,46 @@ nb::object result_to_py(const State& s) {
     d["reason"] = s.result.reason;
     d["scores"] = list_of(s.result.scores);
     return d;
+}
+
+// Every field of a state, as GameState names them (the luck tracer values such states).
+nb::dict fields_to_py(const CardTables& cs, const State& s) {
+    nb::dict d;
+    const int n = s.n;
+    d["num_players"] = n;
+    d["dragons"] = list_of(s.dragons);
+    d["rng"] = s.rng;
+    d["turn"] = s.turn;
+    d["current"] = s.current;
+    d["havok"] = list_of(s.havok);
+    d["hijinks"] = list_of(s.hijinks);
+    d["discard"] = list_of(s.discard);
+    d["past_events"] = list_of(s.past_events);
+    d["trash"] = list_of(s.trash);
+    d["in_play"] = list_of(s.in_play);
+    d["canceled"] = pairs_to_py(s.canceled);
+    d["hands"] = seat_lists(s.hands, n);
+    d["hoards"] = seat_lists(s.hoards, n);
+    d["known"] = seat_lists(s.known, n);
+    d["ready"] = seat_list(s.ready, n);
+    d["innate_used"] = seat_list(s.innate_used, n);
+    d["restricted"] = seat_list(s.restricted, n);
+    d["cards_used"] = seat_list(s.cards_used, n);
+    d["card_limit"] = seat_list(s.card_limit, n);
+    nb::list stack;
+    for (const Frame& fr : s.stack) stack.append(frame_to_py(cs, fr));
+    d["stack"] = stack;
+    d["pending"] = pending_to_py(cs, s);
+    d["result"] = result_to_py(s);
+    return d;
+}
+
+const char* const CHANCE_KINDS[] = {"flip", "draw", "coin"};
+
+void playable(const PyGame& pg) {
+    if (pg.stopped)
+        throw CoreError("this game was stopped at a chance point, in the middle of a move: it can be "
+                        "read, not played on (run the move again from a copy made before it)");
 }
 
 int seat_arg(const PyGame& pg, int seat) {
@@ -817,19 +859,60 @@ NB_MODULE(_core, m) {
         .def("clone", [](const PyGame& self) {
             auto pg = std::make_unique<PyGame>();
             pg->g = std::make_unique<Game>(*self.g);
+            pg->stopped = self.stopped;
             return pg.release();
         }, nb::rv_policy::take_ownership)
         .def("assign", [](PyGame& self, const PyGame& other) {
             *self.g = *other.g;
+            self.stopped = other.stopped;
             self.version += 1;
         }, "Take a copy of another game's state (same card tables).")
         .def_prop_ro("version", [](const PyGame& self) { return self.version; })
         .def("apply", [](PyGame& self, int action) {
+            playable(self);
             if (!self.g->is_legal(action)) return false;
             self.version += 1;
             self.g->apply(action);
             return true;
         }, "Take a legal action and advance; False (nothing changed) if it is not legal.")
+        .def("run_chance", [](PyGame& self, nb::object action, std::vector<std::pair<int, int>> force,
+                              int stop, bool states) {
+            playable(self);
+            int a = -1;
+            if (!action.is_none()) {
+                a = to_int(action, "action");
+                if (!self.g->is_legal(a)) throw CoreError("action " + std::to_string(a) + " is not legal here");
+            }
+            ChanceRun run;
+            run.force = std::move(force);
+            run.stop = stop < 0 ? -1 : stop;
+            run.keep_states = states;
+            self.version += 1;
+            self.g->run_chance(run, a);
+            self.stopped = run.stopped;
+            const CardTables& cs = self.g->cards();
+            nb::list points;
+            for (size_t i = 0; i < run.points.size(); ++i) {
+                const ChancePoint& p = run.points[i];
+                nb::object before = nb::none(), after = nb::none();
+                if (states) {
+                    before = fields_to_py(cs, run.before[i]);
+                    if (p.kind != CH_COIN && i < run.after.size()) after = fields_to_py(cs, run.after[i]);
+                }
+                points.append(nb::make_tuple(CHANCE_KINDS[p.kind], p.seat < 0 ? nb::object(nb::none())
+                                             : nb::object(nb::int_(p.seat)), p.range, p.outcome, before, after));
+            }
+            return nb::make_tuple(points, run.stopped);
+        }, nb::arg("action").none(), nb::arg("force") = std::vector<std::pair<int, int>>{}, nb::arg("stop") = -1,
+           nb::arg("states") = false,
+           "Play one move (``action``, or None to advance a game made without advancing) watching its "
+           "chance points (engine.hpp): ``force`` lists (point, outcome) to make come out otherwise, "
+           "``stop`` the point to stop just before (the game is then left mid-move). Returns "
+           "([(kind, seat, range, outcome, state before, state after)], stopped); the states "
+           "(fields() dicts) only with states=True.")
+        .def_prop_ro("stopped", [](const PyGame& self) { return self.stopped; })
+        .def("fields", [](const PyGame& self) { return fields_to_py(self.g->cards(), self.g->state()); },
+             "Every field of the state in one dict (GameState's names).")
         .def_prop_ro("is_over", [](const PyGame& self) { return self.g->is_over(); })
         .def_prop_ro("to_act", [](const PyGame& self) {
             int p = self.g->to_act();
