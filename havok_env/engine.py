@@ -169,10 +169,13 @@ def tables(cs: CardSet) -> _Tables:
     return entry[1]
 
 
-class GameCommon:
-    """What a game is besides how its rules run: the dragon option, seat names, the action
-    encoding, abilities by reference, records and replays. :class:`Game` (the native core) and the
-    luck tracer's Python rules (``evaluation/rules``) share it."""
+class Game:
+    """One game of Havok & Hijinks.
+
+    ``Game(num_players=2, dragons=None, seed=None)``: ``dragons`` is a list of dragon names or
+    affinities per seat (``None`` entries, or ``None`` for all, are chosen at random, distinct).
+    The rules run in the native core; ``game.s`` is a live view of its state.
+    """
 
     def _configure(self, num_players: int, dragons, seed: int | None, cards: CardSet | None) -> list:
         """Check and keep a new game's options; returns the dragon of each seat (None: to draw)."""
@@ -257,15 +260,6 @@ class GameCommon:
         for a in record["actions"]:
             g.apply(a)
         return g
-
-
-class Game(GameCommon):
-    """One game of Havok & Hijinks.
-
-    ``Game(num_players=2, dragons=None, seed=None)``: ``dragons`` is a list of dragon names or
-    affinities per seat (``None`` entries, or ``None`` for all, are chosen at random, distinct).
-    The rules run in the native core; ``game.s`` is a live view of its state.
-    """
 
     def __init__(self, num_players: int = 2, dragons=None, seed: int | None = None,
                  cards: CardSet | None = None, log: bool = False, advance: bool = True):

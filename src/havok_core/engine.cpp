@@ -185,13 +185,11 @@ void Game::end(const std::string& reason) {
 
 int Game::flip_top() {
     if (s_.havok.empty()) throw CoreError("flip from an empty Havok deck");
-    int point = -1;
-    if (chance_) {  // flipped for the seat of the card or ability flipping it, or the turn's player
-        const Frame* top = s_.stack.empty() ? nullptr : &s_.stack.back();
-        point = chance_begin(CH_FLIP, top && (top->f == F_HAVOK || top->f == F_USE) ? top->you : s_.current);
-        int j = chance_force(point, static_cast<int>(s_.havok.size()));
-        if (j > 0) std::swap(s_.havok[0], s_.havok[j]);
-    }
+    if (chance_) return flip_watched();
+    return take_top();
+}
+
+int Game::take_top() {
     int k = s_.havok.front();
     s_.havok.erase(s_.havok.begin());
     s_.in_play.push_back(k);
@@ -203,7 +201,6 @@ int Game::flip_top() {
         else
             known.clear();
     }
-    if (point >= 0) chance_end(point, k);
     return k;
 }
 
@@ -226,27 +223,22 @@ bool Game::move_treasure(int src, int kind, int dst) {
 }
 
 void Game::draw(int p, int n) {
+    if (chance_) return draw_watched(p, n);
     for (int i = 0; i < n; ++i) {
-        int point = -1;
-        if (chance_) {  // one point per card, met before a reshuffle, its range after
-            if (s_.hijinks.empty() && s_.discard.empty()) return;
-            point = chance_begin(CH_DRAW, p);
-        }
         if (s_.hijinks.empty()) {
             if (s_.discard.empty()) return;
-            std::swap(s_.hijinks, s_.discard);
-            s_.discard.clear();
-            s_.shuffle(s_.hijinks);
-            say("the discard pile is shuffled into a new Hijinks deck");
-        }
-        if (point >= 0) {
-            int j = chance_force(point, static_cast<int>(s_.hijinks.size()));
-            if (j > 0) std::swap(s_.hijinks[0], s_.hijinks[j]);
+            reshuffle();
         }
         s_.hands[p].push_back(s_.hijinks.front());
         s_.hijinks.erase(s_.hijinks.begin());
-        if (point >= 0) chance_end(point, s_.hands[p].back());
     }
+}
+
+void Game::reshuffle() {
+    std::swap(s_.hijinks, s_.discard);
+    s_.discard.clear();
+    s_.shuffle(s_.hijinks);
+    say("the discard pile is shuffled into a new Hijinks deck");
 }
 
 void Game::refill_all() {
@@ -449,6 +441,32 @@ void Game::chance_end(int point, int outcome) {
     ChanceRun& run = *chance_;
     run.points[point].outcome = outcome;
     if (run.keep_states) run.after.push_back(run.points[point].kind == CH_COIN ? State{} : s_);
+}
+
+// The flip and the draw with chance points watched: kept out of the plain ones, which only test
+// the pointer.
+int Game::flip_watched() {
+    const Frame* top = s_.stack.empty() ? nullptr : &s_.stack.back();
+    // flipped for the seat of the card or ability flipping it, or for the turn's player
+    int point = chance_begin(CH_FLIP, top && (top->f == F_HAVOK || top->f == F_USE) ? top->you : s_.current);
+    int j = chance_force(point, static_cast<int>(s_.havok.size()));
+    if (j > 0) std::swap(s_.havok[0], s_.havok[j]);
+    int k = take_top();
+    chance_end(point, k);
+    return k;
+}
+
+void Game::draw_watched(int p, int n) {
+    for (int i = 0; i < n; ++i) {  // one point per card, met before a reshuffle, its range after
+        if (s_.hijinks.empty() && s_.discard.empty()) return;
+        int point = chance_begin(CH_DRAW, p);
+        if (s_.hijinks.empty()) reshuffle();
+        int j = chance_force(point, static_cast<int>(s_.hijinks.size()));
+        if (j > 0) std::swap(s_.hijinks[0], s_.hijinks[j]);
+        s_.hands[p].push_back(s_.hijinks.front());
+        s_.hijinks.erase(s_.hijinks.begin());
+        chance_end(point, s_.hands[p].back());
+    }
 }
 
 int Game::chance_below(int k) {

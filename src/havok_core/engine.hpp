@@ -174,6 +174,10 @@ private:
     int chance_force(int point, int range);
     void chance_end(int point, int outcome);
     int chance_below(int k);  // rand_below, a chance point when watched
+    int flip_watched();
+    void draw_watched(int p, int n);
+    int take_top();     // flip_top's work: the top Havok card into play
+    void reshuffle();   // the discard pile becomes the Hijinks deck, shuffled
 
     void setup(bool advance);
     Frame& frame(int index) {
