@@ -131,3 +131,17 @@ def test_misuse_gets_a_one_line_error(call, error, msg):
     with pytest.raises(error, match=msg) as e:
         call(g)
     assert "\n" not in str(e.value)
+
+
+def test_the_rules_use_the_generator_only_through_chance_points():
+    """A draw of the game's generator the tracer cannot see would go uncorrected: in the rules'
+    sources the generator is drawn directly only for the setup (the dragons, the first player, and
+    the shuffles), every other draw goes through chance_below."""
+    import os
+    import re
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "havok_core")
+    engine = open(os.path.join(src, "engine.cpp")).read()
+    effects = open(os.path.join(src, "effects.cpp")).read()
+    assert "rand_below" not in effects and "shuffle" not in effects
+    assert len(re.findall(r"\brand_below\(", engine)) == 2  # Game::Game (dragons) and setup (first player)
+    assert "chance_below(" in engine

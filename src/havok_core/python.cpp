@@ -869,8 +869,10 @@ NB_MODULE(_core, m) {
         }, "Take a copy of another game's state (same card tables).")
         .def_prop_ro("version", [](const PyGame& self) { return self.version; })
         .def("apply", [](PyGame& self, int action) {
-            playable(self);
-            if (!self.g->is_legal(action)) return false;
+            if (!self.g->is_legal(action)) {
+                playable(self);  // a stopped game has no pending decision: say why
+                return false;
+            }
             self.version += 1;
             self.g->apply(action);
             return true;
