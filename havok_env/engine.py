@@ -457,7 +457,8 @@ class Game:
         to be read (:meth:`fields`), never played on. Plain play (:meth:`apply`) is unchanged.
 
         Returns ``(points, stopped)``: one :class:`ChancePoint` per point met, in order (when
-        stopped, the last is the one it stopped at, its range and outcome -1); with ``states``
+        stopped, the last is the one it stopped at: its outcome -1, and its range -1 if it is a
+        draw that waits for the discard pile to be reshuffled); with ``states``
         each holds the state just before it and, for a flip or draw, just after it (as
         :meth:`fields` gives them). The luck tracer (``evaluation/chance.py``) is built on it."""
         if stop is not None and (isinstance(stop, bool) or not isinstance(stop, int) or stop < 0):

@@ -107,8 +107,10 @@ def test_a_coin_is_forced_within_its_range():
 
 def test_a_stopped_game_is_read_never_played_on():
     g = Game(2, seed=7, advance=False)
+    size = len(g.fields()["havok"])
     points, stopped = g.run_chance(None, stop=0)
     assert stopped and g.stopped and len(points) == 1 and points[0].outcome == -1
+    assert points[0].kind == "flip" and points[0].range == size
     assert g.fields()["havok"] and g.clone().stopped  # the state just before the first flip
     with pytest.raises(SnapshotError, match="stopped at a chance point"):
         g.apply(0)

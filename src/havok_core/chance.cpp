@@ -36,12 +36,13 @@ void Game::run_chance(ChanceRun& run, int action) {
     }
 }
 
-int Game::chance_begin(int kind, int seat) {
+int Game::chance_begin(int kind, int seat, int range) {
     ChanceRun& run = *chance_;
     const int i = static_cast<int>(run.points.size());
     ChancePoint pt;
     pt.kind = kind;
     pt.seat = seat;
+    pt.range = range;
     run.points.push_back(pt);  // a stop's point is listed too: the run's last, its outcome unknown
     if (run.keep_states) run.before.push_back(s_);
     if (i == run.stop) throw ChanceStop{};
@@ -72,7 +73,8 @@ void Game::chance_end(int point, int outcome) {
 int Game::flip_watched() {
     const Frame* top = s_.stack.empty() ? nullptr : &s_.stack.back();
     // flipped for the seat of the card or ability flipping it, or for the turn's player
-    int point = chance_begin(CH_FLIP, top && (top->f == F_HAVOK || top->f == F_USE) ? top->you : s_.current);
+    int point = chance_begin(CH_FLIP, top && (top->f == F_HAVOK || top->f == F_USE) ? top->you : s_.current,
+                             static_cast<int>(s_.havok.size()));
     int j = chance_force(point, static_cast<int>(s_.havok.size()));
     if (j > 0) std::swap(s_.havok[0], s_.havok[j]);
     int k = take_top();
@@ -83,7 +85,8 @@ int Game::flip_watched() {
 void Game::draw_watched(int p, int n) {
     for (int i = 0; i < n; ++i) {  // one point per card, met before a reshuffle, its range after
         if (s_.hijinks.empty() && s_.discard.empty()) return;
-        int point = chance_begin(CH_DRAW, p);
+        // the range is known once a reshuffle, if one is due, has ordered the new deck
+        int point = chance_begin(CH_DRAW, p, s_.hijinks.empty() ? -1 : static_cast<int>(s_.hijinks.size()));
         if (s_.hijinks.empty()) reshuffle();
         int j = chance_force(point, static_cast<int>(s_.hijinks.size()));
         if (j > 0) std::swap(s_.hijinks[0], s_.hijinks[j]);
@@ -96,7 +99,7 @@ void Game::draw_watched(int p, int n) {
 int Game::chance_below(int k) {
     int out = s_.rand_below(k);
     if (!chance_) return out;
-    int point = chance_begin(CH_COIN, -1);  // the generator has moved on: a stop leaves it so
+    int point = chance_begin(CH_COIN, -1, k);  // the generator has moved on: a stop leaves it so
     int j = chance_force(point, k);
     if (j >= 0) out = j;
     chance_end(point, out);

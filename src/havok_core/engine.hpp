@@ -81,7 +81,8 @@ struct Seats {
 // points met, can make any of them come out otherwise (a flip or draw brings the card at deck
 // position ``j`` to the top first, swapping the two; a coin answers ``j``) and can stop just
 // before one, leaving the state mid-move (for valuing only: nothing can be played from there);
-// the points listed then end with the one it stopped at.
+// the points listed then end with the one it stopped at (its outcome -1; its range -1 only for a
+// draw that waits for a reshuffle).
 // Plain play attaches none and only tests a null pointer at those places.
 enum ChanceKind : int { CH_FLIP, CH_DRAW, CH_COIN };
 
@@ -168,9 +169,10 @@ private:
     State s_;
     ChanceRun* chance_ = nullptr;  // attached only inside run_chance
 
-    // chance points: begin reports one (and stops there if asked); force gives the outcome to
-    // make it give (-1: as it comes); end records what came
-    int chance_begin(int kind, int seat);
+    // chance points: begin reports one (with its range, -1 for a draw a reshuffle must come
+    // before) and stops there if asked; force gives the outcome to make it give (-1: as it
+    // comes); end records what came
+    int chance_begin(int kind, int seat, int range);
     int chance_force(int point, int range);
     void chance_end(int point, int outcome);
     int chance_below(int k);  // rand_below, a chance point when watched
