@@ -366,13 +366,13 @@ private:
             case OP_FLIP: total += flip_gain(you); break;
             case OP_STEAL: {
                 int thief = v.thief(you, op);
-                std::vector<int> vic = v.victims(you, thief, op.victim);
-                if (vic.size() != 1) throw CoreError("the heuristic bot judges event steals from one victim");
-                if (thief != vic[0]) {
-                    std::vector<int> opts = v.eligible(vic[0], op.max_value);
+                Seats vic = v.victims(you, thief, op.victim);
+                if (vic.n != 1) throw CoreError("the heuristic bot judges event steals from one victim");
+                if (thief != vic.p[0]) {
+                    std::vector<int> opts = v.eligible(vic.p[0], op.max_value);
                     if (!opts.empty()) {  // the thief takes what is worth most to it
                         int k = argmax(opts, [&](int k) { return std::make_pair(val(thief, k), k); });
-                        total += gain_move(k, vic[0], thief);
+                        total += gain_move(k, vic.p[0], thief);
                     }
                 }
                 break;

@@ -44,7 +44,7 @@ public:
     // The effect list of ability ``ref`` used by (or resolving for) seat q.
     const std::vector<Op>& ops(int ref, int q) const { return g_.ops_for(ref, q); }
     // the targeting rules (effects.cpp): public information only
-    std::vector<int> victims(int you, int actor, int sel) const { return g_.victims(you, actor, sel); }
+    Seats victims(int you, int actor, int sel) const { return g_.victim_seats(you, actor, sel); }
     int thief(int you, const Op& op) const { return g_.thief(you, op); }
     std::vector<int> eligible(int owner, int max_value, const Cards& exclude = {}) const {
         return g_.eligible(owner, max_value, exclude);
