@@ -132,6 +132,7 @@ class SearchAgent(Agent):
         # decision takes about the same time.
         work = self.budget * ROLLOUT_COST
         values = {a: [] for a in legal}
+        diffs, sums = {a: [] for a in legal}, dict.fromkeys(legal, 0)
         active = list(legal)  # the heuristic's choice stays active: it is the baseline
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         used = worlds = spent = 0
@@ -153,12 +154,17 @@ class SearchAgent(Agent):
                 spent += WORLD_COST + self._steps
             used += len(active)
             worlds += 1
+            base = values[prior_action]
+            for a in active:  # the paired differences so far, kept as they come
+                x = values[a][-1] - base[-1]
+                diffs[a].append(x)
+                sums[a] += x
             if worlds >= self.race_after:
                 # Racing: drop challengers that are clearly worse than the heuristic's choice on
-                # the worlds they shared, so the rest of the budget sharpens the close calls.
-                base = values[prior_action]
-                active = [a for a in active if a == prior_action
-                          or self._paired(values[a], base)[1] >= -self.z_drop]
+                # the worlds they shared, so the rest of the budget sharpens the close calls. A
+                # mean difference of 0 or more is never clearly worse: its spread is not needed.
+                active = [a for a in active if a == prior_action or sums[a] / worlds >= 0
+                          or self._stats(diffs[a], sums[a])[1] >= -self.z_drop]
                 if len(active) == 1:
                     break
             if deadline is not None and time.perf_counter() > deadline:
@@ -190,9 +196,14 @@ class SearchAgent(Agent):
     @staticmethod
     def _paired(xs: list, base: list) -> tuple[float, float]:
         """Mean of the paired differences ``xs[i] - base[i]`` and that mean in standard errors."""
-        d = [x - y for x, y in zip(xs, base)]
+        return SearchAgent._stats([x - y for x, y in zip(xs, base)])
+
+    @staticmethod
+    def _stats(d: list, total=None) -> tuple[float, float]:
+        """Mean of the differences ``d`` (``total`` is their sum, if known) and that mean in
+        standard errors."""
         k = len(d)
-        mean = sum(d) / k
+        mean = (sum(d) if total is None else total) / k
         var = sum((x - mean) ** 2 for x in d) / max(1, k - 1)
         se = (var / k) ** 0.5
         if se == 0:
