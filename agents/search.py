@@ -11,8 +11,10 @@ from havok_env.view import rollout
 from .base import Agent, AgentSpecError
 from .heuristic import HeuristicAgent
 
-# Default budget by player count: a median decision of about 80 ms on one core (docs/BENCHMARKS.md).
-DEFAULT_BUDGET = {2: 160, 3: 160, 4: 144}
+# Default budget by player count, five to six times what Python rollouts afforded: a median
+# decision well under 100 ms on one core, and a full-budget one under it too (docs/BENCHMARKS.md,
+# "Search speed"; 3-player rollouts cost the most).
+DEFAULT_BUDGET = {2: 960, 3: 800, 4: 864}
 # A rollout's cost in simulated decisions: the decisions it plays plus WORLD_COST for sampling
 # and copying its world. Each unit of budget buys ROLLOUT_COST of them (the average cost of a
 # 2-player rollout played to the end) and at most MAX_ROLLOUTS rollouts.
