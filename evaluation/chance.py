@@ -167,6 +167,15 @@ class Event:
                 f"{len(self.outcomes)} outcomes, actual={self.outcomes[self.actual]!r})")
 
 
+class Mixture:
+    """A value taken as the weighted mean of the values of ``states`` (``(state, top_seen)`` pairs)."""
+
+    __slots__ = ("states", "weights")
+
+    def __init__(self, states, weights):
+        self.states, self.weights = states, weights
+
+
 class Trace:
     """A traced game: ``events`` in the order they happened, the final ``rewards`` (None if the
     record stops before the end), ``num_players``, and ``decisions``: the state at each decision,
@@ -195,7 +204,7 @@ class Trace:
 
 
 def trace(record: dict, random_seats=(), check: bool = False, every_outcome: bool = True,
-          arrange=None) -> Trace:
+          arrange=None, advance=None) -> Trace:
     """Replay ``record`` and list its luck events, the decisions of ``random_seats`` (seats played
     by the uniformly random bot) included, each with the state after every outcome (see
     :class:`Event`; with ``every_outcome=False`` only after the actual one, the others None: what
@@ -204,11 +213,11 @@ def trace(record: dict, random_seats=(), check: bool = False, every_outcome: boo
 
     ``arrange(state)``, if given, may reorder the decks (and reseed the generator) once the deal is
     done, before the first flip: the tests use it to play the same game with other unseen cards."""
-    return _Tracer(record, set(random_seats), check, every_outcome, arrange).run()
+    return _Tracer(record, set(random_seats), check, every_outcome, arrange, advance).run()
 
 
 class _Tracer:
-    def __init__(self, record, random_seats, check, every_outcome=True, arrange=None):
+    def __init__(self, record, random_seats, check, every_outcome=True, arrange=None, advance=None):
         if not isinstance(record, dict) or not {"seed", "options", "actions"} <= set(record) \
                 or not isinstance(record["options"], dict) or not isinstance(record["actions"], list):
             raise TraceError("not a game record: it needs 'seed', 'options' and a list of 'actions'")
@@ -217,11 +226,13 @@ class _Tracer:
         self.check = check
         self.every_outcome = every_outcome
         self.arrange = arrange
+        self.advance = advance
         self.events: list[Event] = []
         self.action = -1
         self.decisions: list = []
         self.points: list = [None]
         self.just_after: dict = {}
+        self.deciders: dict = {}  # with check: the index of each decision's point -> its seat
 
     def event(self, kind, seat, turn, outcomes, weights, actual, where) -> Event:
         ev = Event(kind, seat, turn, outcomes, weights, actual, len(self.points) - 1, self.action, where)
@@ -262,7 +273,9 @@ class _Tracer:
             a = int(a)
             self.action = i
             node = _Node(g.clone(), seen.copy(), state, a)
-            self.point(state, seen.top)
+            if self.check:
+                self.deciders[len(self.points)] = p["player"]
+                self.points.append(self.ahead(node))
             self.decisions.append((state, seen.top))
             seat = p["player"]
             if seat in self.random_seats:
@@ -280,15 +293,18 @@ class _Tracer:
             self.points.append(rewards if rewards is not None else (state, seen.top))
         for ev in self.events:
             o = ev.outcomes[ev.actual]
-            ev.immediate = ev.kind == "draw" or ev.kind == "flip" and self.cards.is_treasure(o)
+            ev.immediate = self.advance is None and (ev.kind == "draw" or ev.kind == "flip"
+                                                     and self.cards.is_treasure(o))
             if self.every_outcome:
                 ev.after = [self.after(ev, o) for o in ev.outcomes]
             else:
                 ev.after = [None] * len(ev.outcomes)
                 ev.after[ev.actual] = self.after(ev, ev.outcomes[ev.actual])
             ev._where = None  # the games it holds are no longer needed
-        return Trace(self.events, rewards, g.num_players, self.decisions, self.points if self.check else None,
-                     self.just_after if self.check else None)
+        tr = Trace(self.events, rewards, g.num_players, self.decisions, self.points if self.check else None,
+                   self.just_after if self.check else None)
+        tr.deciders = self.deciders
+        return tr
 
     def arranged(self, g: Game) -> None:
         """Let ``arrange`` change the dealt game's state, and write what it changed back."""
@@ -312,15 +328,19 @@ class _Tracer:
                     continue
                 s = _State(pt.before)
                 kinds, counts = _outcomes(s.havok[:end])
-                self.point(s, 0)
+                if self.check:
+                    self.points.append(self.mixture(s, pt, end, 0) if self.advance is not None else (s, 0))
                 ev = self.event("flip", pt.seat, s.turn, kinds, counts, kinds.index(pt.outcome),
                                 ("flip", node, c, s, end))
             elif kind == "draw":
                 s = _State(pt.after)
                 kinds, counts = _outcomes(s.hijinks + [pt.outcome])
-                self.point(_State(pt.before) if self.check else None, seen.top)
+                if self.check:
+                    before = _State(pt.before)
+                    self.points.append(self.mixture(before, pt, None, seen.top) if self.advance is not None
+                                       else (before, seen.top))
                 ev = self.event("draw", pt.seat, s.turn, kinds, counts, kinds.index(pt.outcome),
-                                ("draw", s, seen.top))
+                                ("draw", s, seen.top, node, c, pt.outcome))
             else:
                 s = _State(pt.before)
                 self.point(s, seen.top)
@@ -396,13 +416,60 @@ class _Tracer:
                     seen.flip(pt.range)
             if stopped:
                 fields = g.fields()
-                if points[-1].kind == "flip" and seen.flip(len(fields["havok"])) is None:
+                end = seen.flip(len(fields["havok"])) if points[-1].kind == "flip" else None
+                if points[-1].kind == "flip" and end is None:
                     stop += 1  # a card somebody had seen: no event, the move goes on
                     continue
+                if self.advance is not None:
+                    return self.mixture(_State(fields), points[-1], end, seen.top)
                 return (_State(fields), seen.top)
             if g.is_over:
                 return g.rewards()
-            return (_State(g.fields()), seen.top)
+            state = _State(g.fields())
+            a = self.advance(g, state) if self.advance is not None else None
+            if a is None:
+                return (state, seen.top)
+            node, action, force, stop = _Node(g, seen, state, a), a, (), 0
+
+    def mixture(self, s: _State, pt, end, top):
+        """The value at a chance point the move stopped at: the mean over its outcomes of each
+        outcome's state where it can be read at once (a card drawn into the hand, a treasure flipped
+        into play), and the state before it for the others (a card whose effect the engine must
+        play)."""
+        if pt.kind == "draw" and s.hijinks:
+            kinds, counts = _outcomes(s.hijinks)
+            states = []
+            for k in kinds:
+                hands = [list(h) for h in s.hands]
+                hands[pt.seat].append(k)
+                hijinks = s.hijinks[:]
+                hijinks.remove(k)
+                states.append((s.view(hands=hands, hijinks=hijinks), top))
+            return Mixture(states, counts)
+        if pt.kind == "flip":
+            kinds, counts = _outcomes(s.havok[:end])
+            states, weights, rest = [], [], 0
+            for k, c in zip(kinds, counts):
+                if self.cards.is_treasure(k):
+                    havok = s.havok[:]
+                    havok.remove(k)
+                    states.append((s.view(havok=havok, in_play=s.in_play + [k]), 0))
+                    weights.append(c)
+                else:
+                    rest += c
+            if rest:
+                states.append((s, 0))
+                weights.append(rest)
+            return Mixture(states, weights)
+        return (s, top)
+
+    def ahead(self, node: _Node):
+        """Where the value is taken for the decision at ``node``: there, or with ``advance``, where
+        the decisions it plays from there lead (see :meth:`rerun`)."""
+        a = self.advance(node.game, node.state) if self.advance is not None else None
+        if a is None:
+            return (node.state, node.seen.top)
+        return self.rerun(_Node(node.game.clone(), node.seen.copy(), node.state, a), a, (), 0)
 
     def after(self, ev: Event, o):
         """The state after outcome ``o`` of ``ev`` (see :attr:`Event.after`)."""
@@ -415,6 +482,11 @@ class _Tracer:
         # carrying on, next stops (a decision, another event or the end): their effect is what the
         # engine does next. Any such rule keeps every correction's expectation zero, as the state
         # valued follows from the game so far and the outcome alone.
+        if how == "draw" and self.advance is not None:
+            node, c, drawn = where[3:]
+            s = where[1]  # just after the draw: the deck just before it was the drawn card on top of it
+            j = 0 if o == drawn else 1 + s.hijinks.index(o)
+            return self.rerun(node, node.action, [(c, j)], c + 1)
         if how == "draw":
             s, top, p = where[1], where[2], ev.seat  # the state just after the draw as played
             drawn = s.hands[p][-1]
@@ -427,7 +499,7 @@ class _Tracer:
         if how == "flip":
             node, c, s, end = where[1:]  # s: the state just before the flip
             j = s.havok.index(o, 0, end)
-            if not self.cards.is_treasure(o):
+            if self.advance is not None or not self.cards.is_treasure(o):
                 return self.rerun(node, node.action, [(c, j)], c + 1)
             havok = s.havok[:]
             havok[0], havok[j] = havok[j], havok[0]

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .chance import TraceError, trace
+from havok_env.constants import is_player_count
+
+from .chance import Mixture, TraceError, trace
 from .value import ModelFileError, ValueModel
 
 __all__ = ["corrected_rewards", "corrected_batch", "analyse", "GameLuck", "TraceError", "default_model",
@@ -89,13 +91,85 @@ def _values(model: ValueModel, states: list, n: int, random=()) -> np.ndarray:
     idx = [i for i, a in enumerate(states) if isinstance(a, tuple)]
     if idx:
         out[idx] = model.values([states[i] for i in idx], random)
+    mixed = [a for a in states if isinstance(a, Mixture)]
+    if mixed:
+        parts = model.values([s for m in mixed for s in m.states], random)
+    at = 0
     for i, a in enumerate(states):
-        if not isinstance(a, tuple):
+        if isinstance(a, Mixture):
+            w = np.asarray(a.weights, dtype=np.float64)
+            out[i] = w @ parts[at:at + len(w)] / w.sum()
+            at += len(w)
+        elif not isinstance(a, tuple):
             out[i] = a
     return out
 
 
-def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: bool = False) -> GameLuck:
+def lookahead(policies, num_players: int):
+    """The decisions the value looks through: ``advance(game, state)`` for the tracer gives the
+    action to play on at ``state``'s decision, or None where the value is taken there.
+
+    A decision with one choice is played on; so is a decision of a seat whose policy is
+    deterministic and cheap to ask (the heuristic, a trained model), with that policy; the random
+    bot's decisions are events of their own (corrected), and a look at the Havok deck is one too.
+    Any other seat (the search bot, a person, a policy not known) is played on with the
+    heuristic's choice: where it chooses as the heuristic would, its decision leaves nothing
+    behind, and where it does not, the difference is what its choice was worth.
+
+    Valuing the position where those decisions lead, rather than where it stands, is still a fixed
+    function of the game so far: it plays the policies forward from what has been revealed and
+    stops before any card nobody has seen comes up, so every correction keeps expectation zero
+    (docs/luck.md)."""
+    from agents import AgentSpecError, make_agent
+    from agents.heuristic import HeuristicAgent
+    from agents.policy import PolicyAgent, is_model_spec
+    from havok_env.observe import Observer
+    from havok_env.view import SeatView
+
+    bots = {}
+    for seat in range(num_players):
+        spec = policies[seat] if seat < len(policies or ()) else None
+        spec = None if spec is None else str(spec).strip()
+        if spec == RANDOM_POLICY:
+            continue
+        bot = None
+        if spec is not None and is_model_spec(spec):
+            try:
+                bot = make_agent(spec)
+            except AgentSpecError:
+                bot = None
+            if isinstance(bot, PolicyAgent) and not bot.deterministic:
+                bot = None
+        if bot is None:
+            bot = HeuristicAgent()
+        bot.reset(seat, num_players)
+        bots[seat] = bot
+    observer = None
+
+    def advance(game, state):
+        nonlocal observer
+        p = state.pending
+        if p is None or p["purpose"] == "bottom":
+            return None
+        if len(p["choices"]) == 1:
+            return p["choices"][0]
+        seat = p["player"]
+        bot = bots.get(seat)
+        if bot is None:
+            return None
+        if isinstance(bot, HeuristicAgent):
+            bot.forget()  # what its earlier decisions left is not part of the position
+            return int(bot.choose(SeatView(game, seat)))
+        if observer is None:
+            observer = Observer(game.cards)
+        obs, mask = observer.observe(game, seat)
+        return int(bot.act(obs, mask, SeatView(game, seat)))
+
+    return advance
+
+
+def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: bool = False,
+            ahead: bool = True) -> GameLuck:
     """The luck correction of one finished game. ``policies`` names each seat's agent (a spec
     such as ``random``, ``heuristic``, ``search``, a model path, ``human``; None if unknown): only
     the ``random`` bot's decisions are corrected. Raises :class:`TraceError` for a record that does
@@ -108,7 +182,11 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
     change of value across it. That is where the variance left comes from."""
     model = model or default_model()
     rand = random_seats(policies)
-    tr = trace(record, rand, check=steps)
+    advance = None
+    if ahead:
+        n = record.get("options", {}).get("num_players") if isinstance(record, dict) else None
+        advance = lookahead(policies, n if is_player_count(n) else len(policies or ()))
+    tr = trace(record, rand, check=steps, advance=advance)
     if tr.rewards is None:
         raise TraceError("the record stops before the end of the game")
     n = tr.num_players
@@ -147,8 +225,7 @@ def _steps(tr, model, policies, expected, actual, rand) -> list:
             if np.any(rest):  # a card valued as soon as revealed, then carried on by the engine
                 out.append((f"{ev.kind}, then", ev.seat, rest))
         else:
-            s = points[t][0]
-            seat = s.pending["player"] if s.pending is not None else None
+            seat = tr.deciders.get(t)
             who = policies[seat] if seat is not None and seat < len(policies or ()) else None
             out.append((f"decision: {who or 'unknown'}", seat, pv[t + 1] - pv[t]))
     return out

@@ -97,10 +97,10 @@ def test_tracing_leaves_seeded_games_as_they_were():
 # -- every outcome enumerated: the corrections average to zero ---------------------------------------
 
 
-def correction_table(rec, pick, arrange, model, random_seats=()):
+def correction_table(rec, pick, arrange, model, random_seats=(), advance=None):
     """(outcomes, weights, values after each outcome, correction) of the event ``pick`` chooses
     in ``rec`` played with the decks as ``arrange`` leaves them."""
-    tr = chance.trace(rec, random_seats, arrange=arrange)
+    tr = chance.trace(rec, random_seats, arrange=arrange, advance=advance)
     ev = pick(tr.events)
     values = luck._values(model, ev.after, tr.num_players)
     p = np.asarray(ev.weights, float) / ev.total
@@ -168,6 +168,69 @@ def test_look_corrections_average_to_zero_over_every_deck_position():
     tables = [correction_table(short, first("look"), swap("havok", before, j), model, [0, 1])
               for j in range(before, size)]
     assert_mean_zero(tables)
+
+
+@pytest.mark.parametrize("specs", [("heuristic", "heuristic"), ("search", "heuristic", "human")])
+def test_looking_ahead_keeps_the_first_flip_and_draw_corrections_zero_on_average(specs):
+    """With the value taken where the known policies lead (evaluation.luck.lookahead: the heuristic,
+    and the heuristic's choice for the search bot and a person), every outcome's value is still
+    the same whatever the unseen cards are, and the corrections average to exactly zero."""
+    players = len(specs)
+    advance = luck.lookahead(list(specs), players)
+    model = random_model(5)
+    rec = {"seed": 40 + players, "options": {"num_players": players, "dragons": None}, "actions": []}
+    size = deck_sizes(players)[0]
+    flips = [correction_table(rec, first("flip"), swap("havok", 0, j), model, advance=advance)
+             for j in range(size)]
+    assert_mean_zero(flips)
+    assert any(isinstance(a, chance.Mixture) for a in chance.trace(rec, advance=advance).events[-1].after)
+    played = record(["heuristic"] * players, 32)
+    short, _ = first_action_with(played, "draw")
+    draws = [correction_table(short, first("draw"), swap("hijinks", 0, j), model, advance=advance)
+             for j in range(deck_sizes(players)[1])]
+    assert_mean_zero(draws)
+
+
+def test_looking_ahead_plays_on_with_each_seats_policy_and_stops_where_it_must():
+    g = Game(3, seed=9)
+    advance = luck.lookahead(["random", "heuristic", "search"], 3)
+    from agents.heuristic import HeuristicAgent
+    from havok_env.view import SeatView
+    seen = set()
+    while not g.is_over and len(seen) < 3:
+        p = g.pending
+        s = chance._State(g.fields())
+        a = advance(g, s)
+        if len(p["choices"]) == 1:
+            assert a == p["choices"][0]
+        elif p["purpose"] == "bottom" or p["player"] == 0:
+            assert a is None  # a look is an event; the random bot's decisions are corrected
+        else:
+            bot = HeuristicAgent()
+            bot.reset(p["player"], 3)
+            assert a == bot.choose(SeatView(g, p["player"]))
+            seen.add(p["player"])
+        if p["player"] == 0 and len(p["choices"]) > 1:
+            seen.add(0)
+        g.apply(random.Random(len(seen)).choice(p["choices"]))
+    assert seen == {0, 1, 2}
+
+
+def test_a_stateless_policys_decisions_leave_nothing_when_looked_through():
+    """The trained model decides from the position alone: looked through, each of its decisions
+    leaves exactly zero in the estimate; without looking ahead they leave the value's errors."""
+    specs = ["pretrained:fire", "pretrained:fire"]
+    r = play_game([make_agent(s) for s in specs], seed=73, dragons=["fire", "moonlight"])
+    rec = {k: r[k] for k in ("seed", "options", "actions")}
+    ahead = luck.analyse(rec, specs, steps=True)
+    flat_ = luck.analyse(rec, specs, steps=True, ahead=False)
+    # (but for the decision after a look at the Havok deck, where the look's outcomes are valued)
+    decisions = [v for (before, _, _), (label, _, v) in zip(ahead.steps, ahead.steps[1:])
+                 if label.startswith("decision") and not before.startswith("look")]
+    assert len(decisions) > 20 and np.abs(decisions).max() < 1e-6  # the network computes in float32
+    assert np.abs([v for label, _, v in flat_.steps if label.startswith("decision")]).max() > 1e-3
+    for lk in (ahead, flat_):
+        assert np.allclose(sum(v for _, _, v in lk.steps), lk.corrected, atol=1e-9)
 
 
 def test_contest_corrections_average_to_zero_over_the_coin():
