@@ -15,6 +15,10 @@ of the win rate counting a draw as half, (score + 1) / 2, so +-3 points is +-0.0
 is left of each step of the game (evaluation.luck.analyse), and the standard deviation of each
 kind of step's total is shown, with the luck each kind of event took out.
 
+The value is taken where the known policies lead (``evaluation.luck.lookahead``, docs/luck.md);
+``--where-it-stands`` takes it where each position stands (the estimator without looking ahead),
+and ``--both`` reports both ways on the same games.
+
 ``--check`` plays heuristic against random (``--players``, default 2) and checks the estimator is
 unbiased: the mean correction, the paired difference of the two means, must be within its interval
 of zero.
@@ -62,8 +66,10 @@ def games_needed(sd: float) -> int:
     return math.ceil((Z95 * sd / HALF_WIDTH) ** 2)
 
 
-def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True):
-    """Play and correct ``games`` games; one row per game."""
+def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True,
+         modes=(True,)):
+    """Play and correct ``games`` games; one row per game and mode (``True``: the value looks ahead
+    through the known policies, ``False``: taken where each position stands)."""
     agents = {}  # one agent per spec and seat, built once (a trained model loads once)
     # a trained model plays the dragon it was trained for, the others rotate over the rest
     own = getattr(make_agent(a), "meta", None) or {}
@@ -85,19 +91,20 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
             if (s, i) not in agents:
                 agents[(s, i)] = make_agent(s)
         rec = play_game([agents[(s, i)] for i, s in enumerate(specs)], seed=seed + g, dragons=dragons)
-        lk = luck.analyse(rec, specs, steps=steps)
-        row = {"a": a, "b": b, "players": players, "seed": seed + g, "seat": seat,
-               "raw": float(lk.rewards[seat]), "corrected": float(lk.corrected[seat]),
-               "luck": {k: float(v[seat]) for k, v in lk.by_kind().items()}}
-        if steps:
-            left = defaultdict(float)
-            for label, _, v in lk.steps:
-                left[label] += float(v[seat])
-            row["steps"] = dict(left)
-        rows.append(row)
-        if out is not None:
-            out.write(json.dumps(row) + "\n")
-            out.flush()
+        for ahead in modes:
+            lk = luck.analyse(rec, specs, steps=steps, ahead=ahead)
+            row = {"a": a, "b": b, "players": players, "ahead": ahead, "seed": seed + g, "seat": seat,
+                   "raw": float(lk.rewards[seat]), "corrected": float(lk.corrected[seat]),
+                   "luck": {k: float(v[seat]) for k, v in lk.by_kind().items()}}
+            if steps:
+                left = defaultdict(float)
+                for label, _, v in lk.steps:
+                    left[label] += float(v[seat])
+                row["steps"] = dict(left)
+            rows.append(row)
+            if out is not None:
+                out.write(json.dumps(row) + "\n")
+                out.flush()
         if progress and (g + 1) % 100 == 0:
             print(f"  {g + 1}/{games} games, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
     return rows
@@ -119,12 +126,14 @@ def summary(rows: list) -> dict:
 def report(rows: list, steps: bool) -> str:
     groups = defaultdict(list)
     for r in rows:
-        groups[(r["a"], r["b"], r["players"])].append(r)
+        groups[(r["a"], r["b"], r["players"], r.get("ahead", False))].append(r)
     lines = ["| pairing | players | games | score (raw) | corrected | SD raw | SD corrected | ratio | "
              "games for +-3 points: raw | corrected |", "|---|---|---|---|---|---|---|---|---|---|"]
     details = []
-    for (a, b, n), rs in groups.items():
+    for (a, b, n, ahead), rs in groups.items():
         s = summary(rs)
+        if not ahead:
+            b += " (valued where it stands)"
         lines.append(f"| {a} vs {b} | {n} | {s['games']:,} | {s['score']:+.3f} +- {s['ci']:.3f} | "
                      f"{s['corrected']:+.3f} +- {s['corrected_ci']:.3f} | {s['sd']:.3f} | "
                      f"{s['corrected_sd']:.3f} | **{s['ratio']:.2f}** | {s['needed']:,} | "
@@ -165,6 +174,10 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--seed", type=int, default=1_000_000)
     ap.add_argument("--steps", action="store_true", help="where the variance left comes from")
+    ap.add_argument("--where-it-stands", action="store_true",
+                    help="value each position where it stands, not where the known policies lead "
+                         "(the estimator without evaluation.luck.lookahead)")
+    ap.add_argument("--both", action="store_true", help="report both ways, on the same games")
     ap.add_argument("--out", help="append one JSON line per game here")
     ap.add_argument("--summarise", metavar="PATH", help="report the games of a --out file")
     args = ap.parse_args(argv)
@@ -191,7 +204,8 @@ def main(argv=None) -> int:
                 print(f"{a} vs {b}: skipped ({e})")
                 continue
             t = time.time()
-            rows += play(a, b, args.players, args.seed, args.games, args.steps, out)
+            modes = (True, False) if args.both else (not args.where_it_stands,)
+            rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes)
             print(f"{a} vs {b}: {args.games} games in {time.time() - t:.0f} s", file=sys.stderr)
     finally:
         if out is not None:

@@ -167,15 +167,6 @@ class Event:
                 f"{len(self.outcomes)} outcomes, actual={self.outcomes[self.actual]!r})")
 
 
-class Mixture:
-    """A value taken as the weighted mean of the values of ``states`` (``(state, top_seen)`` pairs)."""
-
-    __slots__ = ("states", "weights")
-
-    def __init__(self, states, weights):
-        self.states, self.weights = states, weights
-
-
 class Trace:
     """A traced game: ``events`` in the order they happened, the final ``rewards`` (None if the
     record stops before the end), ``num_players``, and ``decisions``: the state at each decision,
@@ -212,7 +203,14 @@ def trace(record: dict, random_seats=(), check: bool = False, every_outcome: boo
     replay.
 
     ``arrange(state)``, if given, may reorder the decks (and reseed the generator) once the deal is
-    done, before the first flip: the tests use it to play the same game with other unseen cards."""
+    done, before the first flip: the tests use it to play the same game with other unseen cards.
+
+    ``advance(game, state)``, if given, says which action to play on with at a decision the engine
+    reaches after an outcome (None: stop and value it there): the state after an outcome is then
+    where those decisions lead, up to the next chance point, decision left to its seat or the end
+    (:func:`evaluation.luck.lookahead`). Drawn cards and flipped treasures are then played on as
+    well, not valued as soon as they are revealed; with ``check``, each decision's point is where
+    it leads too."""
     return _Tracer(record, set(random_seats), check, every_outcome, arrange, advance).run()
 
 
@@ -328,17 +326,13 @@ class _Tracer:
                     continue
                 s = _State(pt.before)
                 kinds, counts = _outcomes(s.havok[:end])
-                if self.check:
-                    self.points.append(self.mixture(s, pt, end, 0) if self.advance is not None else (s, 0))
+                self.point(s, 0)
                 ev = self.event("flip", pt.seat, s.turn, kinds, counts, kinds.index(pt.outcome),
                                 ("flip", node, c, s, end))
             elif kind == "draw":
                 s = _State(pt.after)
                 kinds, counts = _outcomes(s.hijinks + [pt.outcome])
-                if self.check:
-                    before = _State(pt.before)
-                    self.points.append(self.mixture(before, pt, None, seen.top) if self.advance is not None
-                                       else (before, seen.top))
+                self.point(_State(pt.before) if self.check else None, seen.top)
                 ev = self.event("draw", pt.seat, s.turn, kinds, counts, kinds.index(pt.outcome),
                                 ("draw", s, seen.top, node, c, pt.outcome))
             else:
@@ -416,12 +410,9 @@ class _Tracer:
                     seen.flip(pt.range)
             if stopped:
                 fields = g.fields()
-                end = seen.flip(len(fields["havok"])) if points[-1].kind == "flip" else None
-                if points[-1].kind == "flip" and end is None:
+                if points[-1].kind == "flip" and seen.flip(len(fields["havok"])) is None:
                     stop += 1  # a card somebody had seen: no event, the move goes on
                     continue
-                if self.advance is not None:
-                    return self.mixture(_State(fields), points[-1], end, seen.top)
                 return (_State(fields), seen.top)
             if g.is_over:
                 return g.rewards()
@@ -430,38 +421,6 @@ class _Tracer:
             if a is None:
                 return (state, seen.top)
             node, action, force, stop = _Node(g, seen, state, a), a, (), 0
-
-    def mixture(self, s: _State, pt, end, top):
-        """The value at a chance point the move stopped at: the mean over its outcomes of each
-        outcome's state where it can be read at once (a card drawn into the hand, a treasure flipped
-        into play), and the state before it for the others (a card whose effect the engine must
-        play)."""
-        if pt.kind == "draw" and s.hijinks:
-            kinds, counts = _outcomes(s.hijinks)
-            states = []
-            for k in kinds:
-                hands = [list(h) for h in s.hands]
-                hands[pt.seat].append(k)
-                hijinks = s.hijinks[:]
-                hijinks.remove(k)
-                states.append((s.view(hands=hands, hijinks=hijinks), top))
-            return Mixture(states, counts)
-        if pt.kind == "flip":
-            kinds, counts = _outcomes(s.havok[:end])
-            states, weights, rest = [], [], 0
-            for k, c in zip(kinds, counts):
-                if self.cards.is_treasure(k):
-                    havok = s.havok[:]
-                    havok.remove(k)
-                    states.append((s.view(havok=havok, in_play=s.in_play + [k]), 0))
-                    weights.append(c)
-                else:
-                    rest += c
-            if rest:
-                states.append((s, 0))
-                weights.append(rest)
-            return Mixture(states, weights)
-        return (s, top)
 
     def ahead(self, node: _Node):
         """Where the value is taken for the decision at ``node``: there, or with ``advance``, where

@@ -21,7 +21,7 @@ import numpy as np
 
 from havok_env.constants import is_player_count
 
-from .chance import Mixture, TraceError, trace
+from .chance import TraceError, trace
 from .value import ModelFileError, ValueModel
 
 __all__ = ["corrected_rewards", "corrected_batch", "analyse", "GameLuck", "TraceError", "default_model",
@@ -91,16 +91,8 @@ def _values(model: ValueModel, states: list, n: int, random=()) -> np.ndarray:
     idx = [i for i, a in enumerate(states) if isinstance(a, tuple)]
     if idx:
         out[idx] = model.values([states[i] for i in idx], random)
-    mixed = [a for a in states if isinstance(a, Mixture)]
-    if mixed:
-        parts = model.values([s for m in mixed for s in m.states], random)
-    at = 0
     for i, a in enumerate(states):
-        if isinstance(a, Mixture):
-            w = np.asarray(a.weights, dtype=np.float64)
-            out[i] = w @ parts[at:at + len(w)] / w.sum()
-            at += len(w)
-        elif not isinstance(a, tuple):
+        if not isinstance(a, tuple):
             out[i] = a
     return out
 
