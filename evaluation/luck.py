@@ -97,6 +97,24 @@ def _values(model: ValueModel, states: list, n: int, random=()) -> np.ndarray:
     return out
 
 
+_MODELS: dict = {}
+
+
+def _model(spec: str):
+    """The trained model a spec names, loaded once (its argmax policy keeps no state), or None
+    where it cannot be loaded or samples its actions."""
+    from agents import AgentSpecError, make_agent
+    from agents.policy import PolicyAgent
+
+    if spec not in _MODELS:
+        try:
+            bot = make_agent(spec)
+        except AgentSpecError:
+            bot = None
+        _MODELS[spec] = bot if isinstance(bot, PolicyAgent) and bot.deterministic else None
+    return _MODELS[spec]
+
+
 def lookahead(policies, num_players: int):
     """The decisions the value looks through: ``advance(game, state)`` for the tracer gives the
     action to play on at ``state``'s decision, or None where the value is taken there.
@@ -112,9 +130,8 @@ def lookahead(policies, num_players: int):
     function of the game so far: it plays the policies forward from what has been revealed and
     stops before any card nobody has seen comes up, so every correction keeps expectation zero
     (docs/luck.md)."""
-    from agents import AgentSpecError, make_agent
     from agents.heuristic import HeuristicAgent
-    from agents.policy import PolicyAgent, is_model_spec
+    from agents.policy import is_model_spec
     from havok_env.observe import Observer
     from havok_env.view import SeatView
 
@@ -124,17 +141,10 @@ def lookahead(policies, num_players: int):
         spec = None if spec is None else str(spec).strip()
         if spec == RANDOM_POLICY:
             continue
-        bot = None
-        if spec is not None and is_model_spec(spec):
-            try:
-                bot = make_agent(spec)
-            except AgentSpecError:
-                bot = None
-            if isinstance(bot, PolicyAgent) and not bot.deterministic:
-                bot = None
+        bot = _model(spec) if spec is not None and is_model_spec(spec) else None
         if bot is None:
             bot = HeuristicAgent()
-        bot.reset(seat, num_players)
+            bot.reset(seat, num_players)
         bots[seat] = bot
     observer = None
 
