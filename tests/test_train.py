@@ -371,7 +371,7 @@ def test_self_play_snapshots_are_saved_models_that_join_the_pool(tmp_path):
 
 def test_the_periodic_evaluation_picks_the_best_model_by_the_corrected_score():
     from training.stats import mean_ci
-    from evaluation.luck import corrected_rewards
+    from evaluation.luck import analyse
 
     def flat(m):
         return [m[0], *m[1]]
@@ -386,7 +386,8 @@ def test_the_periodic_evaluation_picks_the_best_model_by_the_corrected_score():
         specs = ["random", "random"]
         specs[seat] = "learner"
         rec = play_game(table, seed=3 + g, dragons=["fire" if p == seat else None for p in range(2)])
-        want.append(corrected_rewards(rec, specs)[seat])
+        # valued where each position stands (training/winrate.py: the cheaper estimator)
+        want.append(analyse(rec, specs, ahead=False).corrected[seat])
     assert [r["corrected_score"], *r["corrected_ci95"]] == pytest.approx(flat(mean_ci(want)))
     assert r["score"] == pytest.approx((r["wins"] - r["losses"]) / 6)
     # the pick: the corrected score, not the win rate; an old curve point without one by its raw score
