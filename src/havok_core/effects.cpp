@@ -136,25 +136,18 @@ std::vector<int> Game::trade_gives_for(int you, int victim, int take, const Op& 
 
 // Victim seats that have something this steal/break/trade could take (only the first if ``first``).
 std::vector<int> Game::candidates(int you, const Op& op, bool first) const {
-    bool is_trade = op.code == OP_TRADE;
-    int actor = op.code == OP_STEAL ? thief(you, op) : you;
-    std::vector<int> out;
-    for (int v : victim_seats(you, actor, op.victim)) {
-        bool ok = is_trade ? has_trade_take(you, v, op) : has_eligible(v, op.max_value);
-        if (ok) {
-            out.push_back(v);
-            if (first) break;
-        }
-    }
-    return out;
+    const Seats seats = candidate_seats(you, op);
+    if (first && !seats.empty()) return {seats.p[0]};
+    return seats.vec();
 }
 
-bool Game::has_candidate(int you, const Op& op) const {
+Seats Game::candidate_seats(int you, const Op& op) const {
     bool is_trade = op.code == OP_TRADE;
     int actor = op.code == OP_STEAL ? thief(you, op) : you;
+    Seats out;
     for (int v : victim_seats(you, actor, op.victim))
-        if (is_trade ? has_trade_take(you, v, op) : has_eligible(v, op.max_value)) return true;
-    return false;
+        if (is_trade ? has_trade_take(you, v, op) : has_eligible(v, op.max_value)) out.push_back(v);
+    return out;
 }
 
 // The kinds a salvage may take from the trash heap: the best printed value with pick = "best",
@@ -232,7 +225,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
     ctx.actor = actor;
     if (t.victim == ABSENT) {
         if (a == ABSENT) {
-            std::vector<int> cands = candidates(you, op, false);
+            const Seats cands = candidate_seats(you, op);
             if (cands.empty()) {
                 t.done = true;
                 t.victim = NONE;
@@ -241,9 +234,10 @@ int Game::choose_hoard_target(int fi, const Op& op) {
                 t.actor = actor;
                 return DONE;
             }
-            std::vector<int> choices;
+            std::vector<int>& choices = s_.pending.choices;
+            choices.clear();
             for (int v : cands) choices.push_back(seat_action(actor, v));
-            return ask(actor, std::move(choices), purpose_from, std::move(ctx));
+            return ask_in_place(actor, purpose_from, std::move(ctx));
         }
         t.victim = seat_from_action(actor, a);
         t.actor = actor;
@@ -286,11 +280,12 @@ int Game::choose_hoard_target(int fi, const Op& op) {
     if (static_cast<int>(t.picks.size()) < op.count) {
         std::vector<int> opts = eligible(victim, op.max_value, t.picks);
         if (!opts.empty()) {
-            std::vector<int> choices;
+            std::vector<int>& choices = s_.pending.choices;
+            choices.clear();
             if (!t.picks.empty()) choices.push_back(cards_->END);
             for (int k : opts) choices.push_back(cards_->TREASURE + k);
             int purpose = op.code == OP_STEAL ? P_STEAL_PICK : P_BREAK_PICK;
-            return ask(actor, std::move(choices), purpose, std::move(ctx));
+            return ask_in_place(actor, purpose, std::move(ctx));
         }
     }
     t.done = true;
@@ -754,7 +749,7 @@ bool Game::is_conditional(int code) {
 // May a card or ability with this primitive be used now (a legal target exists)?
 bool Game::op_usable(int you, const Op& op) const {
     switch (op.code) {
-        case OP_STEAL: case OP_BREAK: case OP_TRADE: return has_candidate(you, op);
+        case OP_STEAL: case OP_BREAK: case OP_TRADE: return !candidate_seats(you, op).empty();
         case OP_SALVAGE:
             for (int k : s_.trash)
                 if (cards_->value[k] <= op.max_value) return true;
@@ -769,7 +764,7 @@ bool Game::op_usable(int you, const Op& op) const {
 bool Game::has_effect(int you, const Op& op) const {
     const int n = s_.n;
     switch (op.code) {
-        case OP_STEAL: case OP_BREAK: case OP_TRADE: return has_candidate(you, op);
+        case OP_STEAL: case OP_BREAK: case OP_TRADE: return !candidate_seats(you, op).empty();
         case OP_DRAW: return !s_.hijinks.empty() || !s_.discard.empty();
         case OP_SALVAGE:
             return op_usable(you, op) || (op.else_draw && (!s_.hijinks.empty() || !s_.discard.empty()));

@@ -153,12 +153,12 @@ int Game::ask(int player, std::vector<int> choices, int purpose, Context ctx) {
     return WAIT;
 }
 
-int Game::ask_in_place(int player, int purpose) {
+int Game::ask_in_place(int player, int purpose, Context ctx) {
     s_.has_pending = true;
     s_.pending.player = player;
     s_.pending.kind = PURPOSE_KINDS[purpose];
     s_.pending.purpose = purpose;
-    s_.pending.context = Context{};
+    s_.pending.context = std::move(ctx);
     return WAIT;
 }
 
@@ -612,12 +612,13 @@ int Game::run_window(int fi) {
     if (fr.i < 0) throw CoreError("bad crash window");
     if (fr.i < static_cast<int>(fr.order.size())) {
         const auto& [p, choices] = fr.order[fr.i];
-        std::vector<int> all{cs.END};
+        std::vector<int>& all = s_.pending.choices;
+        all.assign(1, cs.END);
         all.insert(all.end(), choices.begin(), choices.end());
         Context ctx;
         ctx.has_trigger = true;
         ctx.trigger = fr.trig;
-        return ask(p, std::move(all), P_CRASH, std::move(ctx));
+        return ask_in_place(p, P_CRASH, std::move(ctx));
     }
     const int crashed_frame = fr.trig.frame;
     const std::vector<std::pair<int, int>> decl = std::move(fr.decl);

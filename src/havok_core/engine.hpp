@@ -153,7 +153,7 @@ public:
     std::vector<int> trade_takes(int you, int victim, const Op& op) const;
     std::vector<int> trade_gives_for(int you, int victim, int take, const Op& op) const;
     std::vector<int> candidates(int you, const Op& op, bool first) const;
-    bool has_candidate(int you, const Op& op) const;  // !candidates(you, op, true).empty()
+    Seats candidate_seats(int you, const Op& op) const;  // candidates(), without allocating
     std::vector<int> salvage_options(const Op& op) const;
     std::vector<int> redirect_seats(int flipper, const Op& op) const;
     // (giver, taker) of a tribute, or (-1, -1) when all hoards are worth the same
@@ -195,7 +195,7 @@ private:
     // stops for ``player``'s decision; the purpose gives its kind (PURPOSE_KINDS)
     int ask(int player, std::vector<int> choices, int purpose, Context ctx = {});
     // ask() for choices already written into pending.choices (its buffer reused, not reallocated)
-    int ask_in_place(int player, int purpose);
+    int ask_in_place(int player, int purpose, Context ctx = {});
     void say(const std::string& text);
     bool logging() const { return s_.has_log; }
     std::string seat_name(int seat) const { return "player_" + std::to_string(seat); }

@@ -210,10 +210,19 @@ int ref_from_py(const CardTables& cs, nb::handle h) {
 
 nb::object opt_to_py(int v) { return v == NONE ? nb::object(nb::none()) : nb::object(nb::int_(v)); }
 
+// (sized once and filled in place: legal_actions() builds one of these at every decision)
 nb::list list_of(const std::vector<int>& v) {
-    nb::list out;
-    for (int x : v) out.append(x);
-    return out;
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(v.size()));
+    if (!out) throw nb::python_error();
+    for (size_t i = 0; i < v.size(); ++i) {
+        PyObject* x = PyLong_FromLong(v[i]);
+        if (!x) {
+            Py_DECREF(out);
+            throw nb::python_error();
+        }
+        PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), x);
+    }
+    return nb::steal<nb::list>(out);
 }
 
 nb::list pairs_to_py(const std::vector<std::pair<int, int>>& v) {
