@@ -24,6 +24,31 @@ const int PURPOSE_KINDS[N_PURPOSES] = {
 Game::Game(std::shared_ptr<const CardTables> cards, int n, std::vector<int> dragons, uint64_t seed,
            bool log, bool run)
     : cards_(std::move(cards)) {
+    deal(n, std::move(dragons), seed, log, run);
+}
+
+void Game::redeal(int n, std::vector<int> dragons, uint64_t seed, bool log) {
+    State used = std::move(s_);
+    s_ = State{};
+    // the new game starts from a default State, with the old one's emptied buffers moved in
+    auto reuse = [](auto& fresh, auto& old) {
+        old.clear();
+        fresh = std::move(old);
+    };
+    for (auto pile : {&State::havok, &State::hijinks, &State::discard, &State::past_events, &State::trash,
+                      &State::in_play, &State::dragons})
+        reuse(s_.*pile, used.*pile);
+    for (int p = 0; p < MAX_PLAYERS; ++p) {
+        reuse(s_.hands[p], used.hands[p]);
+        reuse(s_.hoards[p], used.hoards[p]);
+        reuse(s_.known[p], used.known[p]);
+    }
+    reuse(s_.stack, used.stack);
+    reuse(s_.pending.choices, used.pending.choices);
+    deal(n, std::move(dragons), seed, log, true);
+}
+
+void Game::deal(int n, std::vector<int> dragons, uint64_t seed, bool log, bool run) {
     const int nd = static_cast<int>(cards_->dragons.size());
     if (n < 2 || n > MAX_PLAYERS || static_cast<int>(dragons.size()) != n)
         throw CoreError("num_players must be 2, 3 or 4");
@@ -41,7 +66,7 @@ Game::Game(std::shared_ptr<const CardTables> cards, int n, std::vector<int> drag
             free.erase(free.begin() + i);
         }
     }
-    s_.dragons = dragons;
+    s_.dragons.assign(dragons.begin(), dragons.end());
     for (int p = 0; p < n; ++p) s_.ready[p] = true, s_.card_limit[p] = 1;
     setup(run);
 }

@@ -108,6 +108,9 @@ public:
     // The deal is followed by the first turn unless ``advance`` is false (tests of the deal).
     Game(std::shared_ptr<const CardTables> cards, int n, std::vector<int> dragons, uint64_t seed,
          bool log, bool advance = true);
+    // A new game in this object, dealt as the constructor deals it (with advance), that reuses
+    // the old game's buffers: batches and playouts deal a new game every few dozen decisions.
+    void redeal(int n, std::vector<int> dragons, uint64_t seed, bool log);
     // A game in a given state (from a snapshot): checks it, then (unless told not to) advances
     // to its next decision; with ``advance`` false the cards need not be all in place.
     Game(std::shared_ptr<const CardTables> cards, State state, bool advance = true);
@@ -181,6 +184,7 @@ private:
     int take_top();     // flip_top's work: the top Havok card into play
     void reshuffle();   // the discard pile becomes the Hijinks deck, shuffled
 
+    void deal(int n, std::vector<int> dragons, uint64_t seed, bool log, bool advance);
     void setup(bool advance);
     Frame& frame(int index) {
         if (index < 0 || index >= static_cast<int>(s_.stack.size())) throw CoreError("no such frame");

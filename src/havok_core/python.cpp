@@ -835,8 +835,14 @@ NB_MODULE(_core, m) {
         if (num_players < 2 || num_players > MAX_PLAYERS || games < 0) throw CoreError("bad playout count");
         nb::gil_scoped_release nogil;
         long long decisions = 0;
+        std::unique_ptr<Game> game;
         for (int k = 0; k < games; ++k) {
-            Game g(cs, num_players, std::vector<int>(num_players, -1), rng_next(seed) >> 1, false);
+            const uint64_t game_seed = rng_next(seed) >> 1;
+            if (!game)
+                game = std::make_unique<Game>(cs, num_players, std::vector<int>(num_players, -1), game_seed, false);
+            else
+                game->redeal(num_players, std::vector<int>(num_players, -1), game_seed, false);
+            Game& g = *game;
             while (!g.is_over()) {
                 const auto& choices = g.state().pending.choices;
                 g.apply(choices[rng_next(seed) % choices.size()]);

@@ -32,7 +32,7 @@ Batch::Batch(std::shared_ptr<const CardTables> cards, const ObsLayout& layout, i
 void Batch::new_game(int i) {
     // a game's seed, its learner seat and its opponents' generator, all from the batch's stream
     uint64_t seed = rng_next(rng_) & ((1ULL << 63) - 1);
-    games_[i] = Game(cards_, n_players_, std::vector<int>(n_players_, -1), seed, false);
+    games_[i].redeal(n_players_, std::vector<int>(n_players_, -1), seed, false);
     if (learner_) {
         learner_seat_[i] = static_cast<int>(rng_next(rng_) % static_cast<uint64_t>(n_players_));
         opponent_rng_[i] = rng_next(rng_);
