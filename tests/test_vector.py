@@ -39,6 +39,37 @@ def test_every_step_is_the_game_apis_step(players):
     assert ended > 3
 
 
+def test_a_new_game_in_a_batch_is_the_seeded_game_whatever_came_before():
+    # a finished game's replacement is dealt into its buffers: it must hold nothing of the old one
+    from havok_env import Game
+    from havok_env.state import rng_next
+
+    def fresh(seed):
+        snap = Game(2, seed=seed & (2 ** 63 - 1)).snapshot()
+        del snap["seed"]  # (a batch's game does not record its seed)
+        return snap
+
+    games = VectorGames(2, num_players=2, seed=5)
+    obs, mask, to_act = games.reset()
+    stream, seeds = 5, []
+    for _ in range(12):
+        stream, out = rng_next(stream)
+        seeds.append(out)
+    dealt = 2
+    for i in range(2):
+        snap = games.game(i).snapshot()
+        del snap["seed"]
+        assert snap == fresh(seeds[i])
+    rng = np.random.default_rng(0)
+    while dealt < 6:
+        obs, mask, rewards, terminated, to_act = games.step(random_actions(rng, mask))
+        for i in np.flatnonzero(terminated):
+            snap = games.game(int(i)).snapshot()
+            del snap["seed"]
+            assert snap == fresh(seeds[dealt])
+            dealt += 1
+
+
 def test_same_seed_same_games_with_or_without_threads():
     runs = []
     for threads in (1, 3):
