@@ -17,6 +17,8 @@ Frame& Game::crashed(int fi) { return frame(frame(fi).crashed); }
 
 // -- target selection ------------------------------------------------------------------------
 
+std::vector<int> Game::victims(int you, int actor, int sel) const { return victim_seats(you, actor, sel).vec(); }
+
 Seats Game::victim_seats(int you, int actor, int sel) const {
     const int n = s_.n;
     Seats out;

@@ -147,7 +147,7 @@ public:
     void check_state() const;
     // The targeting rules (effects.cpp), in one place: the effects ask with them, and bots judge
     // cards with them through havok_env.view.SeatView (public information only).
-    std::vector<int> victims(int you, int actor, int sel) const { return victim_seats(you, actor, sel).vec(); }
+    std::vector<int> victims(int you, int actor, int sel) const;
     Seats victim_seats(int you, int actor, int sel) const;
     int thief(int you, const Op& op) const;
     std::vector<int> eligible(int owner, int max_value, const Cards& exclude = {}) const;
