@@ -370,8 +370,8 @@ def run(args) -> dict:
         info = pretrain(model.policy, data, epochs=epochs, seed=args.seed, stage=stage,
                         temperature=temperature, log=None if args.quiet else (lambda m: _say(args, m)))
         torch.set_num_threads(1)
-        info.update(games=games, teacher=teacher, opponents=bots, games_wall_time_s=round(played, 1),
-                    wall_time_s=round(time.time() - t1, 1))
+        info.update(games=games, teacher=teacher, opponents=bots, games_wall_time_s=round(played, 3),
+                    wall_time_s=round(time.time() - t1, 3))
         _say(args, f"{stage} done in {info['wall_time_s']:.0f}s: {info['samples']:,} "
                    f"decisions, held-out accuracy {100 * (info['holdout_accuracy'] or 0):.1f}%")
         return info
