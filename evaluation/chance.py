@@ -173,11 +173,12 @@ class Trace:
     as ``(state, top_seen)``. With ``check``, ``points`` lists every state the replay went
     through where something happened (before each event and decision, then the end) and
     ``just_after`` the state right after each flip or draw as played, to test the outcomes
-    against."""
+    against, and ``deciders`` the seat deciding at each decision's index in ``points``."""
 
-    def __init__(self, events, rewards, num_players, decisions, points=None, just_after=None):
+    def __init__(self, events, rewards, num_players, decisions, points=None, just_after=None, deciders=None):
         self.events, self.rewards, self.num_players = events, rewards, num_players
         self.decisions, self.points, self.just_after = decisions, points, just_after
+        self.deciders = deciders or {}
 
     def path(self) -> list:
         """With ``check``: every state where the value is taken on the way the game went, in
@@ -299,10 +300,8 @@ class _Tracer:
                 ev.after = [None] * len(ev.outcomes)
                 ev.after[ev.actual] = self.after(ev, ev.outcomes[ev.actual])
             ev._where = None  # the games it holds are no longer needed
-        tr = Trace(self.events, rewards, g.num_players, self.decisions, self.points if self.check else None,
-                   self.just_after if self.check else None)
-        tr.deciders = self.deciders
-        return tr
+        return Trace(self.events, rewards, g.num_players, self.decisions, self.points if self.check else None,
+                     self.just_after if self.check else None, self.deciders)
 
     def arranged(self, g: Game) -> None:
         """Let ``arrange`` change the dealt game's state, and write what it changed back."""
