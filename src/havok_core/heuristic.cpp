@@ -67,6 +67,8 @@ std::vector<std::pair<int, int>> SeatKnowledge::havok_remaining() const {
         if (it == out.end()) out.emplace_back(k, 1);
         else ++it->second;
     }
+    // by kind, not in deck order: the order of unseen cards must not reach the sums over them
+    std::sort(out.begin(), out.end());
     return out;
 }
 
