@@ -155,6 +155,10 @@ class _Tables:
             "INNATE_PLAY": lay.INNATE_PLAY, "INNATE_CRASH": lay.INNATE_CRASH, "DISCARD": lay.DISCARD,
             "SEAT": lay.SEAT, "TREASURE": lay.TREASURE, "_n_actions": lay.size,
             "_abilities": self.abilities, "_kind_ops": self.kind_ops, "values": self.values}
+        # a new game's whole __dict__, copied in one go (Game.__init__: a dict built key by key
+        # was a tenth of a game's cost in the benchmark's loop); the None entries are its own
+        self.new_game_dict = {"cards": cs, **self.game_attrs, "seed": None, "options": None,
+                              "_core": None, "_view": None, "legal_actions": None}
 
 
 # id(card set) -> (card set, its tables); the card set is kept so its id cannot be reused.
@@ -178,18 +182,20 @@ class Game:
     """
 
     def _configure(self, num_players: int, dragons, seed: int | None, cards: CardSet | None) -> list:
-        """Check and keep a new game's options; returns the dragon of each seat (None: to draw)."""
-        self.cards = cards or default_cards()
-        self._layout()
+        """Check and keep a new game's options; returns the dragon of each seat (-1: to draw)."""
+        self.__dict__ = tables(cards or default_cards()).new_game_dict.copy()
         if not is_player_count(num_players):
             raise ConfigError(f"num_players must be {PLAYER_COUNTS}, not {num_players!r}")
         if seed is None:
             seed = secrets.randbits(63)
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        elif seed.__class__ is not int and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise ConfigError(f"seed must be an integer, not {seed!r}")
         self.seed = seed
-        self.options = {"num_players": num_players, "dragons": None if dragons is None else list(dragons)}
-        return self._parse_dragons(num_players, dragons)
+        if dragons is None:
+            self.options = {"num_players": num_players, "dragons": None}
+            return [-1] * num_players
+        self.options = {"num_players": num_players, "dragons": list(dragons)}
+        return [-1 if d is None else d for d in self._parse_dragons(num_players, dragons)]
 
     def _parse_dragons(self, n: int, dragons) -> list:
         if dragons is None:
@@ -266,8 +272,8 @@ class Game:
         chosen = self._configure(num_players, dragons, seed, cards)
         # dragons left open are drawn, then the decks dealt, from the seeded generator in the core;
         # with advance=False the game stops there, before the first turn (for run_chance)
-        self._set_core(_core.Game.new(self._tables, num_players, [-1 if d is None else d for d in chosen],
-                                      self.seed & _MASK, log, bool(advance)))
+        self._set_core(_core.Game.new(self._tables, num_players, chosen, self.seed & _MASK, log,
+                                      bool(advance)))
 
     # -- construction ------------------------------------------------------------------------
 
@@ -423,8 +429,10 @@ class Game:
 
     # -- the decision machine --------------------------------------------------------------------
 
-    def apply(self, action) -> None:
-        """Take ``action`` for the pending decision and advance to the next one."""
+    def _apply_checked(self, action) -> None:
+        """:meth:`apply` for every action the core's fast path does not take itself (anything
+        but a plain int that is legal): converts numpy ints and integral floats, and raises the
+        clear errors."""
         core = self._core
         if action.__class__ is not int:
             if core.is_over:
@@ -601,6 +609,11 @@ class Game:
             return words.option.format(n=i + 1, card=cs.names[shown[i]] if i < len(shown) else None)
         return f"option {i + 1}"
 
+
+# Game.apply(action), "take ``action`` for the pending decision and advance to the next one", is
+# a C method of the class (python.cpp): a legal plain int costs one C call and no Python frame,
+# the benchmark's "one Python call per decision"; everything else goes to Game._apply_checked.
+Game.apply = _core.install_apply(Game, SnapshotError)
 
 # the labels of a purpose outside the table (a hand-made pending decision)
 _UNKNOWN = Purpose("", "", "Choose:")

@@ -1,6 +1,7 @@
 """Bad configurations, illegal actions, corrupt snapshots and corrupt card files fail loudly, with
 a message that names the problem."""
 
+import inspect
 import json
 import re
 import shutil
@@ -76,6 +77,108 @@ def test_illegal_action_values(action):
     with pytest.raises(IllegalActionError):
         g.apply(action)
     assert g.snapshot() == before
+
+
+# Game.apply is a C method (the core takes a legal plain int itself, python.cpp); everything else
+# goes to Game._apply_checked. These are the messages the Python method gave, word for word.
+_MAIN = "is not legal for player_1's main decision; legal: 0 (end the turn), 1 (play Sticky Claws), " \
+        "21 (use Pilfer (Ruby's innate play)), 23 (discard Sticky Claws and draw), 24 (discard Heist " \
+        "and draw), 26 (discard Hot Potato and draw)"
+
+
+def _np(name, *args):
+    np = pytest.importorskip("numpy")
+    return getattr(np, name)(*args)
+
+
+@pytest.mark.parametrize("action, message", [
+    (999, f"action 999 (no such action 999) {_MAIN}"),
+    (-1, f"action -1 (no such action -1) {_MAIN}"),
+    (2 ** 70, f"action {2 ** 70} (no such action {2 ** 70}) {_MAIN}"),
+    (-2 ** 70, f"action {-2 ** 70} (no such action {-2 ** 70}) {_MAIN}"),
+    (3.0, f"action 3 (play Second Helping) {_MAIN}"),
+    (True, "action True is not an integer"),
+    (1.5, "action 1.5 is not an integer"),
+    ("end", "action 'end' is not an integer"),
+    (None, "action None is not an integer"),
+    ([0], "action [0] is not an integer"),
+    (lambda: _np("int64", 999), f"action 999 (no such action 999) {_MAIN}"),
+    (lambda: _np("int32", 2), f"action 2 (play Heist) {_MAIN}"),
+    (lambda: _np("bool_", True), "action {r} is not an integer"),
+    (lambda: _np("float64", 2.5), "action {r} is not an integer"),
+])
+def test_illegal_action_messages(action, message):
+    action = action() if callable(action) else action
+    for call in (lambda g: g.apply(action), lambda g: g.apply(action=action),
+                 lambda g: Game.apply(g, action)):
+        g = Game(2, seed=3)
+        before = g.snapshot()
+        with pytest.raises(IllegalActionError) as e:
+            call(g)
+        assert str(e.value) == message.replace("{r}", repr(action))
+        assert g.snapshot() == before
+
+
+def test_integral_actions_of_other_types_are_taken_like_ints():
+    import enum
+
+    class Choice(enum.IntEnum):
+        PLAY = 1
+
+    np = pytest.importorskip("numpy")
+    for action in (1, 1.0, np.int64(1), np.int8(1), np.uint16(1), Choice.PLAY):
+        g, ref = Game(2, seed=3), Game(2, seed=3)
+        ref.apply(1)
+        g.apply(action)
+        assert g.snapshot() == ref.snapshot()
+        assert g.pending == ref.pending  # the live view sees the move (its cache is refreshed)
+
+
+def test_apply_is_called_like_the_method_it_was():
+    # a C method of the class (no Python frame per decision), with the Python method's signature
+    assert type(Game.__dict__["apply"]).__name__ == "method_descriptor"
+    assert str(inspect.signature(Game.apply)) == "(self, /, action)"
+    g, ref = Game(2, seed=3), Game(2, seed=3)
+    g.apply(action=1)
+    ref.apply(1)
+    assert g.snapshot() == ref.snapshot()
+    with pytest.raises(TypeError):
+        g.apply()
+    with pytest.raises(TypeError):
+        g.apply(1, 2)
+    with pytest.raises(TypeError):
+        g.apply(move=1)
+    with pytest.raises(TypeError):
+        Game.apply(object(), 1)
+
+
+def test_no_action_after_the_end_whatever_its_type():
+    np = pytest.importorskip("numpy")
+    import random
+    g = Game(2, seed=3)
+    rng = random.Random(1)
+    while not g.is_over:
+        g.apply(rng.choice(g.legal_actions()))
+    for action in (0, 2 ** 70, True, np.int64(0)):
+        with pytest.raises(IllegalActionError) as e:
+            g.apply(action)
+        assert str(e.value) == f"action {action!r}: the game is over, no decision is pending"
+
+
+def test_a_position_that_cannot_go_on_is_a_snapshot_error_on_either_path():
+    # an edited position (every hoard emptied while a treasure to pass is being picked) fails
+    # inside the core's move: the same SnapshotError for a plain int and a numpy int
+    np = pytest.importorskip("numpy")
+    import random
+    g, rng = Game(2, seed=0), random.Random(0)
+    while g.pending["purpose"] != "pass_pick":
+        g.apply(rng.choice(g.legal_actions()))
+    for action in (g.legal_actions()[-1], np.int64(g.legal_actions()[-1])):
+        c = g.clone()
+        c._core.set("hoards", [[], []])
+        with pytest.raises(SnapshotError) as e:
+            c.apply(action)
+        assert str(e.value) == "the game cannot go on from this position: a card is missing from the hoard"
 
 
 def test_boolean_is_not_an_action():

@@ -734,6 +734,65 @@ struct PyRandom : RandomDraw {
     }
 };
 
+// -- Game.apply -------------------------------------------------------------------------------
+// engine.Game.apply is this C function, a method of the Python class (installed by
+// install_apply), so that a decision costs one C call and no Python frame: taking a legal plain
+// int is done here; anything else (numpy ints, bools, illegal actions, a game over or stopped)
+// goes to the class's _apply_checked, the Python method that converts the action or raises the
+// project's IllegalActionError with its labels, so that the errors stay in one place.
+
+PyTypeObject* py_game_type = nullptr;  // the core's Game (a game's ``_core``)
+PyObject* snapshot_error = nullptr;    // engine.SnapshotError
+PyObject* core_name = nullptr;         // "_core"
+PyObject* checked_name = nullptr;      // "_apply_checked"
+
+// the fast path: a legal plain int; nullptr with no error set when it is not one
+PyObject* apply_fast(PyObject* self, PyObject* action) {
+    if (!PyLong_CheckExact(action)) return nullptr;
+    PyObject* core = PyObject_GetAttr(self, core_name);
+    if (core == nullptr) return nullptr;
+    PyObject* out = nullptr;
+    if (Py_TYPE(core) == py_game_type) {
+        PyGame& pg = *nb::inst_ptr<PyGame>(core);
+        int overflow = 0;
+        const long a = PyLong_AsLongAndOverflow(action, &overflow);
+        if (!overflow && a >= 0 && a < pg.g->cards().n_actions && pg.g->is_legal(static_cast<int>(a))) {
+            pg.version += 1;
+            try {
+                pg.g->apply(static_cast<int>(a));
+                out = Py_NewRef(Py_None);
+            } catch (const CoreError& e) {  // a position restored from a corrupt snapshot
+                PyErr_Format(snapshot_error, "the game cannot go on from this position: %s", e.what());
+            } catch (const std::bad_alloc&) {
+                PyErr_NoMemory();
+            } catch (const std::exception& e) {
+                PyErr_SetString(PyExc_RuntimeError, e.what());
+            }
+        }
+    }
+    Py_DECREF(core);
+    return out;
+}
+
+// Game.apply(self, action): positional or by keyword, as the Python method was
+PyObject* game_apply(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+    const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (nargs + nkw == 1 && (nkw == 0 || PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "action") == 0)) {
+        PyObject* out = apply_fast(self, args[0]);
+        if (out != nullptr || PyErr_Occurred()) return out;
+    }
+    // everything else, bad calls included, as the Python method answers it
+    std::vector<PyObject*> call(1 + nargs + nkw);
+    call[0] = self;
+    std::copy(args, args + nargs + nkw, call.begin() + 1);
+    return PyObject_VectorcallMethod(checked_name, call.data(), 1 + nargs, kwnames);
+}
+
+PyMethodDef game_apply_def = {
+    "apply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(game_apply)), METH_FASTCALL | METH_KEYWORDS,
+    "apply($self, /, action)\n--\n\nTake ``action`` for the pending decision and advance to the next one."};
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -761,6 +820,17 @@ NB_MODULE(_core, m) {
     m.attr("N_OPTIONS") = N_OPTIONS;
     m.attr("HAND_SIZE") = HAND_SIZE;
     m.attr("WIN_SCORE") = WIN_SCORE;
+
+    m.def("install_apply", [](nb::type_object cls, nb::handle snapshot_error_type) {
+        py_game_type = reinterpret_cast<PyTypeObject*>(nb::type<PyGame>().ptr());
+        snapshot_error = snapshot_error_type.inc_ref().ptr();  // kept for the module's life
+        core_name = PyUnicode_InternFromString("_core");
+        checked_name = PyUnicode_InternFromString("_apply_checked");
+        PyObject* d = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &game_apply_def);
+        if (d == nullptr) throw nb::python_error();
+        return nb::steal(d);
+    }, nb::arg("cls"), nb::arg("snapshot_error"),
+       "The C method engine.Game.apply, for class ``cls`` (see _apply_checked there).");
 
     nb::class_<CardTables>(m, "Tables");
     m.def("make_tables", &make_tables, "Card tables from the plain dict engine.py builds.");
