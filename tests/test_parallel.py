@@ -124,7 +124,11 @@ def test_an_interrupt_while_workers_start_is_raised_once_they_have_started():
     # The signal goes to the process, as Ctrl-C sends it: another thread, which does not block it,
     # takes it, and Python would run the handler in the main thread at once, in the middle of
     # Process.start() (the spawned child then read an empty pipe and printed a traceback).
+    # The child starts with Python's own SIGINT handler, as in a terminal: a pytest started in the
+    # background (`pytest &` in a script) has SIGINT ignored, its children inherit that, and an
+    # ignored signal is rightly still ignored when the block raises it again.
     code = ("import os, signal, sys, threading, time; sys.path.insert(0, %r)\n"
+            "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
             "from training.parallel import signals_blocked\n"
             "stop = threading.Event(); threading.Thread(target=stop.wait, daemon=True).start()\n"
             "inside = False\n"
