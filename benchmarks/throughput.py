@@ -12,8 +12,9 @@ busy machine slows both alike and the ratio stays fair:
 * whole games played inside the core with random legal actions (``_core.random_playouts``)
   against that ``leduc_poker`` loop (bar 10x);
 * batched stepping (``havok_env.vector.VectorGames``, 256 games, observations and masks written
-  at every step, random legal actions drawn with NumPy) against ``leduc_poker`` with its
-  observation tensor read at every decision (bar 1.5x).
+  at every step, uniformly random legal actions drawn in NumPy by
+  ``havok_env.vector.random_legal_actions``, one uniform number per game) against
+  ``leduc_poker`` with its observation tensor read at every decision (bar 1.5x).
 
 The ``pyspiel`` figures need ``pip install open_spiel``.
 
@@ -115,7 +116,7 @@ def decision_loops(seconds: float, num_players: int = 2, slice_s: float = 0.2) -
 
     from havok_env import _core
     from havok_env.engine import tables
-    from havok_env.vector import VectorGames
+    from havok_env.vector import VectorGames, random_legal_actions
 
     core_tables = tables(Game(num_players, seed=0).cards).core
 
@@ -133,8 +134,9 @@ def decision_loops(seconds: float, num_players: int = 2, slice_s: float = 0.2) -
         n = 0
         mask = state["mask"]
         while not n or time.perf_counter() < stop:
-            # a uniformly random legal action per game: the largest noise where the mask is set
-            _, mask, _, _, _ = batch.step((np_rng.random(mask.shape) * mask).argmax(axis=1))
+            # a uniformly random legal action per game, drawn in NumPy as a learner samples its
+            # masked policy (one uniform number per game)
+            _, mask, _, _, _ = batch.step(random_legal_actions(mask, np_rng))
             n += batch.num_envs
         state["mask"] = mask
         return n

@@ -19,13 +19,13 @@ rewards are the learner's (+1 sole winner, 0 tied leader, -1 otherwise), the leg
 observation in ``infos["final_obs"]``).
 
     import numpy as np
-    from havok_env.vector import VectorGames
+    from havok_env.vector import VectorGames, random_legal_actions
 
     games = VectorGames(256, num_players=2, seed=0, threads=2)
     obs, mask, to_act = games.reset()
     rng = np.random.default_rng(0)
     for _ in range(1000):
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        actions = random_legal_actions(mask, rng)  # or a policy's choices, one per game
         obs, mask, rewards, terminated, to_act = games.step(actions)
 
 ``python -m havok_env.vector`` runs that loop and prints the steps per second.
@@ -83,21 +83,22 @@ class _Batch:
         self.mask = np.zeros((num_envs, n_actions), np.int8)
         self.rewards = np.zeros((num_envs, self._per_env) if not learner else num_envs, np.float32)
         self.terminated = np.zeros(num_envs, np.bool_)
+        self._terminated_u8 = self.terminated.view(np.uint8)  # the core's view of it
         self.to_act = np.zeros(num_envs, np.int32)
         self.final_obs = np.zeros_like(self.obs) if learner else None
 
     def reset(self, seed):
         self._core.reset(self._layout, self._per_env, _seed(seed), self.obs, self.mask,
-                         self.rewards, self.terminated.view(np.uint8), self.to_act)
+                         self.rewards, self._terminated_u8, self.to_act)
 
     def step(self, actions):
         a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":  # (bools are kind "b")
             raise IllegalActionError(f"actions must be {self.num_envs} integers (one per game), not "
                                      f"an array of shape {a.shape} and type {a.dtype}")
         a = np.ascontiguousarray(a, np.int64)
         bad = self._core.step(self._layout, self._per_env, a, self.obs, self.mask, self.rewards,
-                              self.terminated.view(np.uint8), self.to_act, self.final_obs, self.threads)
+                              self._terminated_u8, self.to_act, self.final_obs, self.threads)
         if bad >= 0:
             raise IllegalActionError(f"game {bad}: action {int(a[bad])} is not legal for its pending "
                                      f"decision; legal: {np.flatnonzero(self.mask[bad]).tolist()}")
@@ -181,6 +182,20 @@ class SingleAgentVectorEnv(gym.vector.VectorEnv):
         return self._b.mask.copy()
 
 
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask`` (``[num_envs, n_actions]``, nonzero
+    where legal, every row with at least one), drawn as a learner samples a masked categorical
+    policy: one uniform number per game picks among its legal actions (inverse CDF), vectorised,
+    without a random number per action."""
+    n, width = mask.shape
+    legal = np.flatnonzero(mask.view(np.bool_) if mask.dtype.itemsize == 1 else mask)
+    counts = np.bincount(legal // width, minlength=n)  # legal actions per game, in game order
+    if not counts.all():
+        raise ValueError(f"game {int(np.argmin(counts))} has no legal action in the mask")
+    first = np.cumsum(counts) - counts
+    return legal[first + (rng.random(n) * counts).astype(np.intp)] - np.arange(n) * width
+
+
 def _demo(num_envs: int = 256, steps: int = 2000, threads: int = 1):
     import time
 
@@ -190,9 +205,7 @@ def _demo(num_envs: int = 256, steps: int = 2000, threads: int = 1):
     ended = 0
     start = time.perf_counter()
     for _ in range(steps):
-        # a uniformly random legal action per game, drawn with NumPy
-        noise = rng.random(mask.shape) * mask
-        obs, mask, rewards, terminated, to_act = games.step(noise.argmax(axis=1))
+        obs, mask, rewards, terminated, to_act = games.step(random_legal_actions(mask, rng))
         ended += int(terminated.sum())
     took = time.perf_counter() - start
     print(f"{num_envs} games x {steps} steps: {num_envs * steps / took:,.0f} steps/s "

@@ -6,7 +6,7 @@ import pytest
 
 from havok_env import ConfigError, IllegalActionError
 from havok_env.observe import Observer
-from havok_env.vector import SingleAgentVectorEnv, VectorGames, _demo
+from havok_env.vector import SingleAgentVectorEnv, VectorGames, _demo, random_legal_actions
 
 
 def random_actions(rng, mask):
@@ -103,6 +103,45 @@ def test_an_illegal_batch_is_refused_whole():
         VectorGames(2, num_players=5)
     with pytest.raises(ConfigError, match="threads"):
         VectorGames(2, threads=0)
+
+
+def test_actions_of_any_integer_type_are_taken_and_others_refused():
+    games, ref = VectorGames(4, seed=2), VectorGames(4, seed=2)
+    mask = games.reset()[1]
+    ref.reset()
+    actions = mask.argmax(axis=1)
+    ref.step(actions)
+    games.step(actions.astype(np.uint16))
+    assert [games.game(i).snapshot() for i in range(4)] == [ref.game(i).snapshot() for i in range(4)]
+    for bad in (actions.astype(object), actions.astype(str), actions.astype(np.float32)):
+        with pytest.raises(IllegalActionError, match="one per game"):
+            games.step(bad)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.bool_, np.int64])
+def test_random_legal_actions_are_legal_and_uniform(dtype):
+    rng = np.random.default_rng(5)
+    legal = [[0], [1, 3, 4], [0, 2], [0, 1, 2, 3, 4]]
+    mask = np.zeros((4, 5), dtype)
+    for row, actions in enumerate(legal):
+        mask[row, actions] = 1
+    draws = np.array([random_legal_actions(mask, rng) for _ in range(6000)])  # [draw, game]
+    for row, actions in enumerate(legal):
+        seen = np.bincount(draws[:, row], minlength=5)
+        assert set(np.flatnonzero(seen)) == set(actions)  # each legal action, and only those
+        share = seen[actions] / len(draws)
+        assert np.abs(share - 1 / len(actions)).max() < 0.03  # 6,000 draws: about 4 sigma
+    mask[2] = 0
+    with pytest.raises(ValueError, match="game 2 has no legal action"):
+        random_legal_actions(mask, rng)
+
+
+def test_random_legal_actions_drive_a_batch():
+    games = VectorGames(64, num_players=3, seed=1)
+    mask = games.reset()[1]
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        mask = games.step(random_legal_actions(mask, rng))[1]
 
 
 def test_the_single_agent_vector_env_plays_the_learners_decisions():

@@ -206,11 +206,11 @@ std::vector<int> Game::pass_seats(int you, const Op& op) const {
     return out;
 }
 
-static std::vector<int> treasure_actions(const CardTables& cs, const std::vector<int>& kinds) {
-    std::vector<int> out;
-    out.reserve(kinds.size() + 1);
-    for (int k : kinds) out.push_back(cs.TREASURE + k);
-    return out;
+int Game::ask_treasures(int player, const std::vector<int>& kinds, int purpose, Context ctx) {
+    std::vector<int>& choices = s_.pending.choices;
+    choices.clear();
+    for (int k : kinds) choices.push_back(cards_->TREASURE + k);
+    return ask_in_place(player, purpose, std::move(ctx));
 }
 
 // Steal, break and trade: a victim seat, then treasure(s), then (trade) the treasure given.
@@ -256,7 +256,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
         if (t.picks.empty()) {
             if (a == ABSENT) {
                 std::vector<int> takes = trade_takes(you, victim, op);
-                return ask(actor, treasure_actions(*cards_, takes), P_TRADE_TAKE, std::move(ctx));
+                return ask_treasures(actor, takes, P_TRADE_TAKE, std::move(ctx));
             }
             t.picks.push_back(treasure_of(a));
             ctx.picks = t.picks;
@@ -264,7 +264,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
         }
         if (t.give == ABSENT) {
             if (a == ABSENT)
-                return ask(actor, treasure_actions(*cards_, trade_gives_for(you, victim, t.picks[0], op)),
+                return ask_treasures(actor, trade_gives_for(you, victim, t.picks[0], op),
                            P_TRADE_GIVE, std::move(ctx));
             t.give = treasure_of(a);
         }
@@ -314,7 +314,7 @@ int Game::choose_salvage(int fi, const Op& op) {
     Context ctx;
     ctx.ability = fr.ability;
     ctx.actor = fr.you;
-    return ask(fr.you, treasure_actions(*cards_, opts), P_SALVAGE_PICK,
+    return ask_treasures(fr.you, opts, P_SALVAGE_PICK,
                std::move(ctx));
 }
 
@@ -336,7 +336,7 @@ int Game::choose_swap(int fi, const Op&) {
     Context ctx;
     ctx.ability = fr.ability;
     ctx.actor = you;
-    return ask(you, treasure_actions(*cards_, opts), P_SWAP_PICK, std::move(ctx));
+    return ask_treasures(you, opts, P_SWAP_PICK, std::move(ctx));
 }
 
 int Game::choose_redirect(int fi, const Op& op) {
@@ -625,7 +625,7 @@ int Game::pass_left(int fi, const Op& op) {
             Context ctx;
             ctx.ability = frame(fi).ability;
             ctx.actor = you;
-            return ask(p, treasure_actions(*cards_, sorted_set(s_.hoards[p])),
+            return ask_treasures(p, sorted_set(s_.hoards[p]),
                        P_PASS_PICK, std::move(ctx));
         }
     }
@@ -661,7 +661,7 @@ int Game::break_lowest_all(int fi, const Op&) {
             Context ctx;
             ctx.ability = frame(fi).ability;
             ctx.actor = you;
-            return ask(p, treasure_actions(*cards_, {lowest.begin(), lowest.end()}),
+            return ask_treasures(p, {lowest.begin(), lowest.end()},
                        P_RAID_PICK, std::move(ctx));
         }
         int k = a != ABSENT ? treasure_of(a) : *lowest.begin();
@@ -683,7 +683,7 @@ int Game::tribute(int fi, const Op&) {
         ctx.ability = frame(fi).ability;
         ctx.actor = you;
         ctx.target = taker;
-        return ask(giver, treasure_actions(*cards_, sorted_set(s_.hoards[giver])),
+        return ask_treasures(giver, sorted_set(s_.hoards[giver]),
                    P_TRIBUTE_PICK, std::move(ctx));
     }
     move_treasure(giver, treasure_of(a), taker);

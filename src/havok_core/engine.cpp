@@ -88,6 +88,7 @@ void Game::setup(bool run) {
     for (Cards* pile : {&s_.havok, &s_.past_events, &s_.trash, &s_.in_play}) pile->reserve(havok_cards);
     for (Cards* pile : {&s_.hijinks, &s_.discard}) pile->reserve(cs.total_cards - havok_cards);
     for (int p = 0; p < s_.n; ++p) s_.hands[p].reserve(2 * HAND_SIZE), s_.hoards[p].reserve(16);
+    s_.stack.reserve(8);  // a turn, a flip, a card used, its window and a crash on it, and room
     Cards& havok = s_.havok;
     for (int k = 0; k < cs.first_hijinks; ++k)
         for (int c = 0; c < cs.copies[k]; ++c) havok.push_back(k);
@@ -173,7 +174,7 @@ int Game::ask(int player, std::vector<int> choices, int purpose, Context ctx) {
     s_.pending.player = player;
     s_.pending.kind = kind;
     s_.pending.purpose = purpose;
-    s_.pending.choices = std::move(choices);
+    s_.pending.choices.assign(choices.begin(), choices.end());  // (the buffer kept for ask_in_place)
     s_.pending.context = std::move(ctx);
     return WAIT;
 }

@@ -200,6 +200,8 @@ private:
     int ask(int player, std::vector<int> choices, int purpose, Context ctx = {});
     // ask() for choices already written into pending.choices (its buffer reused, not reallocated)
     int ask_in_place(int player, int purpose, Context ctx = {});
+    // ask() for treasure kinds, as TREASURE actions written into pending.choices
+    int ask_treasures(int player, const std::vector<int>& kinds, int purpose, Context ctx = {});
     void say(const std::string& text);
     bool logging() const { return s_.has_log; }
     std::string seat_name(int seat) const { return "player_" + std::to_string(seat); }

@@ -43,6 +43,28 @@ void ObsLayout::finish(const CardTables& cs) {
     if (!ok) throw CoreError("the observation layout does not fit the card set");
 }
 
+// ``p`` as a seat relative to ``seat`` (0 = itself, 1 = its left, ...), without a division
+static inline int relative(int p, int seat, int n) {
+    const int r = p - seat + n;  // (p and seat are seats: 0 <= r < 2n)
+    return r < n ? r : r >= 2 * n ? r % n : r - n;
+}
+
+// x / d in double precision, stored as a float (the Python observer's arithmetic), for small x
+// read from a table made once (the division was a tenth of the observation's time)
+template <int D, int N>
+struct Fractions {
+    float table[N];
+    Fractions() {
+        for (int x = 0; x < N; ++x) table[x] = static_cast<float>(x / static_cast<double>(D));
+    }
+    float operator()(long x) const {
+        return x >= 0 && x < N ? table[x] : static_cast<float>(x / static_cast<double>(D));
+    }
+};
+static const Fractions<HAND_SIZE, 64> of_hand;
+static const Fractions<WIN_SCORE, 128> of_win;
+static const Fractions<40, 256> of_forty;
+
 static int ability_index(const CardTables& cs, int ref) {
     if (cs.is_hijinks(ref)) return ref - cs.first_hijinks;
     if (cs.is_event(ref)) return cs.n_hijinks + ref - cs.first_event;
@@ -61,7 +83,7 @@ void observe(const Game& g, const ObsLayout& L, int seat, float* obs, int8_t* ma
     const int fh = cs.first_hijinks;
     for (int k : s.hands[seat]) obs[L.hand + k - fh] += 1;
     for (int p = 0; p < n; ++p) {
-        const int r = (p - seat + n) % n;
+        const int r = relative(p, seat, n);
         float* b = obs + L.seats + r * L.seat_size;
         b[L.present] = 1;
         b[L.dragon + s.dragons[p]] = 1;
@@ -73,8 +95,8 @@ void observe(const Game& g, const ObsLayout& L, int seat, float* obs, int8_t* ma
         b[L.restricted] = s.restricted[p];
         b[L.is_current] = p == s.current;
         // the Python observer divides in double precision, then stores a float32
-        b[L.hand_size] = static_cast<float>(static_cast<double>(s.hands[p].size()) / HAND_SIZE);
-        b[L.score] = static_cast<float>(g.score(p) / static_cast<double>(WIN_SCORE));
+        b[L.hand_size] = of_hand(static_cast<long>(s.hands[p].size()));
+        b[L.score] = of_win(g.score(p));
         for (int k : s.hoards[p]) b[L.hoard + k] += 1;
     }
     for (int k : s.discard) obs[L.discard + k - fh] += 1;
@@ -82,9 +104,9 @@ void observe(const Game& g, const ObsLayout& L, int seat, float* obs, int8_t* ma
     for (int k : s.past_events) obs[L.past_events + k - cs.first_event] += 1;
     for (const auto& c : s.canceled) obs[L.canceled + c.second - fh] += 1;
     for (int k : s.havok) obs[L.havok_remaining + k] += 1;
-    obs[L.havok_size] = static_cast<float>(s.havok.size() / 40.0);
-    obs[L.hijinks_size] = static_cast<float>(s.hijinks.size() / 40.0);
-    obs[L.turn] = static_cast<float>(s.turn / 40.0);
+    obs[L.havok_size] = of_forty(static_cast<long>(s.havok.size()));
+    obs[L.hijinks_size] = of_forty(static_cast<long>(s.hijinks.size()));
+    obs[L.turn] = of_forty(s.turn);
     const Cards& known = s.known[seat];
     for (size_t i = 0; i < known.size() && i < static_cast<size_t>(N_OPTIONS); ++i) obs[L.known_top + i * L.n_havok + known[i]] = 1;
     if (!s.has_pending || s.pending.player != seat) return;
@@ -111,8 +133,8 @@ void observe(const Game& g, const ObsLayout& L, int seat, float* obs, int8_t* ma
         if (ctx.has_picks) picks = &ctx.picks;
         for (size_t i = 0; i < ctx.shown.size() && i < static_cast<size_t>(N_OPTIONS); ++i) obs[L.shown + i * L.n_havok + ctx.shown[i]] += 1;
     }
-    if (actor >= 0) obs[L.actor + (actor - seat + n) % n] += 1;
-    if (target >= 0) obs[L.target + (target - seat + n) % n] += 1;
+    if (actor >= 0) obs[L.actor + relative(actor, seat, n)] += 1;
+    if (target >= 0) obs[L.target + relative(target, seat, n)] += 1;
     if (picks)
         for (int k : *picks) obs[L.picks + k] += 1;
     for (int a : p.choices)
