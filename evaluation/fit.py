@@ -1,22 +1,35 @@
 """Fit the luck correction's value function on bot games (run once; the result is shipped).
 
-    python -m evaluation.fit [--games 10000] [--lam 0.8] [--cache PATH] [--out evaluation/data/value.npz]
+    python -m evaluation.fit --games 10000 --cache CACHE.npz --out V1.npz   # the first stage
+    python -m evaluation.fit --ahead 4000 --init V1.npz --hidden 256 128 --epochs 2 --cache DIR
 
-Plays bot games of every player count (a fixed mix of heuristic and random bots, seats rotated)
-whose seeds lie in ``[FIT_SEEDS, FIT_SEEDS + games)``, which no benchmark or test evaluates on,
-and replays each with :func:`evaluation.chance.trace` to list every state on the way where the
-value is taken (after each chance event, at each decision), labelled with the final rewards. A
-small network (:class:`evaluation.value.ValueModel`) is fitted to them by least squares, first on
-the final reward itself, then ``--rounds`` times on λ-returns (targets that mix the final reward
-with the network's own values further along the same game, ``--lam`` from 0 to 1): values of
-states a few steps apart are much less noisy than a game's outcome, which is what the correction
-needs, a value whose changes from one step to the next are right. One game in ten is held out:
-of the passes on the final reward, the one with the least error on the held-out games is kept
-(later passes overfit), and the λ-return rounds start from it (see :func:`fit`).
+The first stage plays bot games of every player count (a fixed mix of heuristic and random bots,
+seats rotated) whose seeds lie in ``[FIT_SEEDS, FIT_SEEDS + games)``, which no benchmark or test
+evaluates on, and replays each with :func:`evaluation.chance.trace` to list every state on the way
+where the value is taken (after each chance event, at each decision, where each position stands),
+labelled with the final rewards. A small network (:class:`evaluation.value.ValueModel`) is fitted
+to them by least squares, first on the final reward itself, then ``--rounds`` times on λ-returns
+(targets that mix the final reward with the network's own values further along the same game,
+``--lam`` from 0 to 1). One game in ten is held out: of the passes on the final reward, the one
+with the least error on the held-out games is kept (later passes overfit), and the λ-return rounds
+start from it (see :func:`fit`).
+
+The second stage (``--ahead GAMES``, the shipped network) fits that network again, widened to
+``--hidden`` (the same function to begin with), on the games that follow (:data:`AHEAD_SEEDS`;
+heuristic, random, search and the trained fire agent: :data:`AHEAD_MIX`) for what the estimator
+needs of it. Each game is traced as :func:`evaluation.luck.analyse` corrects it, looking ahead,
+with every outcome of every event, and split into its steps (:func:`game_steps`): the corrected
+reward of a seat is the value at the start plus, for each event, V's expectation over its outcomes
+minus V just before it, and so on, each a linear function of V. The loss is, per game and seat,
+the square of the sum of those steps but the start: what the corrected reward varies by. Asking each
+step to be zero on its own does worse: V's errors at one event and the next largely cancel, and
+only what is left of their sum counts. One game in ten is held out; the epoch with the least
+held-out loss is kept (more overfit).
 
 Fitting needs torch (``pip install -e ".[train]"``); the estimator itself needs only numpy.
 ``value.json`` records what was played, on which seeds, and how well the fit did on games it did
-not see. ``--cache PATH`` keeps the played states in an ``.npz`` to fit again without replaying.
+not see. ``--cache`` keeps the played games (an ``.npz``; with ``--ahead`` a folder, one file per
+process of ``--jobs``) to fit again without replaying.
 """
 
 from __future__ import annotations
@@ -25,13 +38,14 @@ import argparse
 import json
 import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 from .chance import trace
-from .value import DATA, FEATURES_VERSION, ValueModel, features, layout
+from .value import DATA, FEATURES_VERSION, MAX_SEATS, ModelFileError, ValueModel, features, layout
 
 # Seeds of the games the value function is fitted on start here. Evaluations and benchmarks use
 # other seeds (benchmarks/luck_gain.py refuses these).
@@ -196,6 +210,372 @@ def fit(data: dict, hidden=(128, 64), lam: float = 0.8, rounds: int = 3, steps: 
                         "final_reward_pass_kept": best[2], "held_out_errors": history}
 
 
+# -- the second stage: fitted where the look-ahead estimator takes its values ----------------------
+
+# The second stage's games follow the first's seeds, with the agents the evaluations pit against
+# each other: the trained fire agent keeps its own dragon, the search bot plays at a sixth of its
+# default budget (it is only the path that matters: the look-ahead values a search seat's positions
+# with the heuristic's choices).
+AHEAD_SEEDS = FIT_SEEDS + 10_000
+AHEAD_MIX = {
+    2: [(4, ("pretrained:fire", "heuristic")), (2, ("heuristic", "heuristic")), (2, ("heuristic", "random")),
+        (1, ("search:160", "heuristic")), (0.5, ("pretrained:fire", "random")), (0.5, ("random", "random"))],
+    3: [(1, ("heuristic",) * 3), (1, ("heuristic", "random", "random"))],
+    4: [(2, ("heuristic",) * 4), (2, ("heuristic", "random", "random", "random")),
+        (1, ("heuristic", "heuristic", "random", "random"))],
+}
+AHEAD_SHARE = {2: 0.8, 3: 0.05, 4: 0.15}
+
+
+def ahead_plan(games: int, start: int = AHEAD_SEEDS) -> list[tuple[int, tuple]]:
+    """(seed, agents by seat) for each game of the second stage, in a fixed order."""
+    rng = random.Random(start)
+    out = []
+    counts = list(AHEAD_SHARE)
+    for i in range(games):
+        n = rng.choices(counts, weights=[AHEAD_SHARE[c] for c in counts])[0]
+        mix = AHEAD_MIX[n]
+        specs = rng.choices([m[1] for m in mix], weights=[m[0] for m in mix])[0]
+        r = rng.randrange(n)
+        out.append((start + i, specs[r:] + specs[:r]))
+    return out
+
+
+def game_steps(rec: dict, specs) -> dict:
+    """One game's steps as :func:`evaluation.luck.analyse` (looking ahead, ``steps=True``) splits
+    its corrected reward, each a linear function of values: the distinct states valued (``x``,
+    feature rows, one per seat, float16), and per step its entries (``e_step``, ``e_state``,
+    ``e_coeff``), its constant per seat (``const``: the final rewards it reaches) and whether a
+    value function should make it zero (``train``: every step but the first, the start, and a
+    search bot's decisions, which are what its choice was worth). ``path``: the states the game
+    went through, ``rewards``: the final rewards. The steps sum to the corrected rewards."""
+    from .luck import lookahead, random_seats
+
+    n = len(specs)
+    rand = random_seats(specs)
+    tr = trace(rec, rand, check=True, every_outcome=True, advance=lookahead(specs, n))
+    states, where = [], {}
+
+    def ref(a):
+        if a is None:  # before the first event: valued 0 (the first step is the start value)
+            return None
+        if not isinstance(a, tuple):
+            return np.asarray(a, np.float32)
+        if id(a) not in where:
+            where[id(a)] = len(states)
+            states.append(a)
+        return where[id(a)]
+
+    steps = []  # ([(state or rewards, coefficient)], train), as luck._steps makes them
+    points = tr.points
+    at = {ev.node: ev for ev in tr.events}
+    for t in range(len(points) - 1):
+        ev = at.get(t)
+        if ev is not None:
+            p = np.asarray(ev.weights, np.float64) / ev.total
+            steps.append(([(ref(a), float(w)) for a, w in zip(ev.after, p)] + [(ref(points[t]), -1.0)], t > 0))
+            steps.append(([(ref(points[t + 1]), 1.0), (ref(ev.after[ev.actual]), -1.0)], True))
+        else:
+            seat = tr.deciders.get(t)
+            search = seat is not None and str(specs[seat]).startswith("search")
+            steps.append(([(ref(points[t + 1]), 1.0), (ref(points[t]), -1.0)], not search))
+    x = features(states, rand) if states else np.zeros((0, layout().size), np.float32)
+    uniq, inverse, keep = {}, np.empty(len(states), np.int64), []
+    for i in range(len(states)):  # states whose rows are the same are valued once
+        j = uniq.setdefault(x[i * n:(i + 1) * n].tobytes(), len(keep))
+        if j == len(keep):
+            keep.append(i)
+        inverse[i] = j
+    x = x.reshape(len(states), n, -1)[keep].reshape(len(keep) * n, -1)
+    e_step, e_state, e_coeff = [], [], []
+    const = np.zeros((len(steps), n), np.float32)
+    for k, (entries, _) in enumerate(steps):
+        merged: dict = {}
+        for r, c in entries:
+            if isinstance(r, np.ndarray):
+                const[k] += c * r
+            elif r is not None:
+                merged[int(inverse[r])] = merged.get(int(inverse[r]), 0.0) + c
+        for j, c in merged.items():
+            if abs(c) > 1e-12:
+                e_step.append(k), e_state.append(j), e_coeff.append(c)
+    path = sorted({int(inverse[where[id(a)]]) for a in points[1:-1] if id(a) in where})
+    return {"x": x.astype(np.float16), "e_step": np.asarray(e_step, np.int32),
+            "e_state": np.asarray(e_state, np.int32), "e_coeff": np.asarray(e_coeff, np.float32),
+            "const": const, "train": np.asarray([s[1] for s in steps], bool), "path": np.asarray(path, np.int32),
+            "rewards": np.asarray(tr.rewards, np.float32), "players": n}
+
+
+def steps_values(g: dict, model: ValueModel) -> np.ndarray:
+    """Each step of a :func:`game_steps` game valued by ``model``: shape (steps, seats)."""
+    n = g["players"]
+    v = model.predict(g["x"].astype(np.float32)).reshape(-1, n)
+    out = g["const"].astype(np.float64)
+    np.add.at(out, g["e_step"], g["e_coeff"][:, None] * v[g["e_state"]])
+    return out
+
+
+_AGENTS: dict = {}
+
+
+def _agent(spec: str, seat: int):
+    from agents import make_agent
+
+    if (spec, seat) not in _AGENTS:
+        _AGENTS[(spec, seat)] = make_agent(spec)
+    return _AGENTS[(spec, seat)]
+
+
+def collect_ahead(plan, log=print) -> dict:
+    """:func:`game_steps` of every game of ``plan`` (seed, agents by seat), joined (:func:`join`)."""
+    from agents.runner import play_game
+
+    parts = []
+    t0 = time.time()
+    for gi, (seed, specs) in enumerate(plan):
+        agents = [_agent(s, i) for i, s in enumerate(specs)]
+        dragons = [getattr(a, "meta", {}).get("dragon") if hasattr(a, "meta") else None for a in agents]
+        dragons = [d if isinstance(d, str) else None for d in dragons]  # a trained model keeps its own
+        parts.append(game_steps(play_game(agents, seed=seed, dragons=dragons), specs))
+        if gi % 250 == 249:
+            log(f"  {gi + 1} games, {time.time() - t0:.0f} s")
+    return join(parts)
+
+
+_SIZES = {"row": "x", "entry": "e_step", "step": "const", "pathn": "path"}
+
+
+def join(parts) -> dict:
+    """Games of :func:`game_steps` as one set of arrays, each game's rows, entries, steps and path
+    states found by ``row_at``, ``entry_at``, ``step_at`` and ``pathn_at`` (offsets, one more
+    than the games); constants and rewards padded to 4 seats."""
+    out = {k: np.concatenate([p[k] for p in parts]) for k in ("x", "e_step", "e_state", "e_coeff", "train", "path")}
+    out["const"] = np.concatenate([np.pad(p["const"], ((0, 0), (0, MAX_SEATS - p["players"]))) for p in parts])
+    out["rewards"] = np.stack([np.pad(p["rewards"], (0, MAX_SEATS - p["players"])) for p in parts])
+    out["players"] = np.array([p["players"] for p in parts], np.int32)
+    for name, key in _SIZES.items():
+        out[name + "_at"] = np.r_[0, np.cumsum([len(p[key]) for p in parts])].astype(np.int64)
+    return out
+
+
+def merge(datas) -> dict:
+    """Several :func:`join` results as one, in order (read one at a time: ``datas`` may be a
+    generator, so that only one is held besides the result)."""
+    out: dict = {}
+    for d in datas:
+        for k, v in d.items():
+            if k.endswith("_at"):
+                v = v[1:] + (out[k][-1][-1] if k in out else 0)
+            out.setdefault(k, []).append(v)
+        del d
+    for k in list(out):
+        if k.endswith("_at"):
+            out[k] = np.concatenate([np.zeros(1, np.int64)] + out[k])
+        else:
+            pieces = out.pop(k)
+            arr = np.empty((sum(len(p) for p in pieces),) + pieces[0].shape[1:], pieces[0].dtype)
+            i = 0
+            while pieces:
+                p = pieces.pop(0)
+                arr[i:i + len(p)] = p
+                i += len(p)
+            out[k] = arr
+    return out
+
+
+def _collect_part(job):
+    plan, path = job
+    data = collect_ahead(plan, log=lambda m: print(f"[{path}] {m}", flush=True))
+    np.savez(path, **data)
+    return path
+
+
+def load_ahead(games: int, jobs: int, cache: str | None, log=print) -> tuple[dict, list]:
+    """The second stage's games, played by ``jobs`` processes (process ``j`` plays every
+    ``jobs``-th game from the ``j``-th and writes ``part{j}.npz`` under ``cache``, reread if it is
+    there), joined process by process, and their agents in the same order."""
+    from multiprocessing import Pool
+
+    plan = ahead_plan(games)
+    cache = Path(cache) if cache else Path(tempfile.mkdtemp())
+    cache.mkdir(parents=True, exist_ok=True)
+    parts = [(plan[j::jobs], str(cache / f"part{j}.npz")) for j in range(jobs)]
+    todo = [p for p in parts if not Path(p[1]).exists()]
+    if todo:
+        log(f"playing and tracing {sum(len(p[0]) for p in todo)} games in {len(todo)} processes")
+        with Pool(len(todo)) as pool:
+            pool.map(_collect_part, todo)
+
+    def read():
+        for _, path in parts:
+            with np.load(path, allow_pickle=False) as z:
+                yield {k: z[k] for k in z.files}
+
+    data = merge(read())
+    if len(data["players"]) != games:
+        raise SystemExit(f"fit: {cache} holds the games of another --ahead or --jobs; give another --cache")
+    return data, [s for p in parts for _, s in p[0]]
+
+
+def _batch(d: dict, games):
+    """The rows of a batch of games, and their entries and steps, one per seat (steps 4 wide)."""
+    xs, rows, at, coeff, const, train, owner = [], [], [], [], [], [], []
+    roff = soff = 0
+    for k, g in enumerate(games):
+        n = int(d["players"][g])
+        r0, r1 = d["row_at"][g], d["row_at"][g + 1]
+        e0, e1 = d["entry_at"][g], d["entry_at"][g + 1]
+        s0, s1 = d["step_at"][g], d["step_at"][g + 1]
+        q = np.arange(n)
+        xs.append(d["x"][r0:r1])
+        rows.append((roff + d["e_state"][e0:e1][:, None] * n + q).ravel())
+        at.append(((soff + d["e_step"][e0:e1])[:, None] * MAX_SEATS + q).ravel())
+        coeff.append(np.repeat(d["e_coeff"][e0:e1], n))
+        const.append(d["const"][s0:s1])
+        m = np.zeros((s1 - s0, MAX_SEATS), bool)
+        m[:, :n] = d["train"][s0:s1, None]
+        train.append(m)
+        owner.append(np.full(s1 - s0, k))
+        roff += r1 - r0
+        soff += s1 - s0
+    return (np.concatenate(xs), np.concatenate(rows).astype(np.int64), np.concatenate(at).astype(np.int64),
+            np.concatenate(coeff), np.concatenate(const), np.concatenate(train), np.concatenate(owner))
+
+
+def _steps_of(net, d, games):
+    """Steps (4 wide), which of them to make zero, and the game of each, for a batch."""
+    import torch
+
+    x, rows, at, coeff, const, train, owner = _batch(d, games)
+    v = torch.tanh(net(torch.from_numpy(x.astype(np.float32)))[:, 0])
+    steps = torch.from_numpy(const).reshape(-1).index_add(0, torch.from_numpy(at), torch.from_numpy(coeff) * v[rows])
+    return steps.reshape(-1, MAX_SEATS), train, owner
+
+
+def game_loss(net, d, games):
+    """Per seat and game, the square of the sum of its steps but the start: what the corrected
+    reward varies by, less the start value (the seat's corrected reward minus V at the start)."""
+    import torch
+
+    steps, train, owner = _steps_of(net, d, games)
+    per = torch.zeros(len(games), MAX_SEATS).index_add(0, torch.from_numpy(owner), steps * torch.from_numpy(train))
+    return (per ** 2).sum() / float(d["players"][games].sum())
+
+
+def corrected_of(model: ValueModel, d: dict, games) -> np.ndarray:
+    """Each seat's corrected reward in each of ``games`` (the sum of its steps), by ``model``."""
+    out = np.zeros((len(games), MAX_SEATS))
+    for k, g in enumerate(games):
+        n = int(d["players"][g])
+        s0, s1 = d["step_at"][g], d["step_at"][g + 1]
+        e0, e1 = d["entry_at"][g], d["entry_at"][g + 1]
+        v = model.predict(d["x"][d["row_at"][g]:d["row_at"][g + 1]].astype(np.float32)).reshape(-1, n)
+        steps = d["const"][s0:s1, :n].astype(np.float64)
+        np.add.at(steps, d["e_step"][e0:e1], d["e_coeff"][e0:e1, None] * v[d["e_state"][e0:e1]])
+        out[k, :n] = steps.sum(axis=0)
+    return out
+
+
+def held_out_ratios(model: ValueModel, d: dict, specs: list, games) -> dict:
+    """SD of the corrected reward over the raw one's, per pairing of the held-out games (all
+    seats)."""
+    cor = corrected_of(model, d, games)
+    groups: dict = {}
+    for k, g in enumerate(games):
+        sp = specs[g]
+        key = " vs ".join(sorted(set(sp))) if len(sp) == 2 else f"{len(sp)} players"
+        for q in range(len(sp)):
+            groups.setdefault(key, []).append((cor[k, q], d["rewards"][g, q]))
+    out = {}
+    for key, v in sorted(groups.items()):
+        v = np.asarray(v)
+        out[key] = {"seat_games": len(v), "sd_ratio": round(float(v[:, 0].std() / v[:, 1].std()), 3)}
+    return out
+
+
+def widen(layers, hidden, seed: int = 1):
+    """A network with more hidden units computing the same function: the new units get small
+    random incoming weights and zero outgoing ones."""
+    rng = np.random.default_rng(seed)
+    (w0, b0), (w1, b1), (w2, b2) = layers
+    h0, h1 = hidden
+    W0 = np.zeros((w0.shape[0], h0), np.float32)
+    W0[:, :w0.shape[1]] = w0
+    W0[:, w0.shape[1]:] = rng.normal(0, 0.05, (w0.shape[0], h0 - w0.shape[1]))
+    B0 = np.zeros(h0, np.float32)
+    B0[:len(b0)] = b0
+    W1 = np.zeros((h0, h1), np.float32)
+    W1[:w1.shape[0], :w1.shape[1]] = w1
+    W1[:, w1.shape[1]:] = rng.normal(0, 0.05, (h0, h1 - w1.shape[1]))
+    B1 = np.zeros(h1, np.float32)
+    B1[:len(b1)] = b1
+    W2 = np.zeros((h1, 1), np.float32)
+    W2[:w2.shape[0]] = w2
+    return [(W0, B0), (W1, B1), (W2, b2)]
+
+
+def torch_net(layers):
+    """A torch network computing what ``ValueModel(layers)`` does, before the tanh."""
+    import torch
+
+    mods = []
+    for i, (w, b) in enumerate(layers):
+        lin = torch.nn.Linear(w.shape[0], w.shape[1])
+        with torch.no_grad():
+            lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
+            lin.bias.copy_(torch.from_numpy(np.asarray(b)))
+        mods += [lin, torch.nn.ReLU()] if i < len(layers) - 1 else [lin]
+    return torch.nn.Sequential(*mods)
+
+
+def net_layers(net) -> list:
+    return [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
+            for m in net if hasattr(m, "weight")]
+
+
+def fit_ahead(data: dict, layers, epochs: int = 5, lr: float = 1e-3, drop_at: int = 3, batch: int = 32,
+              log=print):
+    """The second stage: starting from ``layers``, AdamW (``lr``, times 0.3 from epoch ``drop_at``)
+    on :func:`game_loss` over the games but one in ten, batches of ``batch`` games; the epoch
+    with the least loss on the held-out games is kept. Returns its layers and a report."""
+    import torch
+
+    torch.set_num_threads(1)
+    games = np.arange(len(data["players"]))
+    held, train = games[games % 10 == 0], games[games % 10 != 0]
+    net = torch_net(layers)
+
+    def now():
+        return net_layers(net)
+
+    def held_loss():
+        with torch.no_grad():
+            return float(sum(float(game_loss(net, data, held[i:i + 64])) * data["players"][held[i:i + 64]].sum()
+                             for i in range(0, len(held), 64)) / data["players"][held].sum())
+
+    best = (held_loss(), now(), 0)
+    history = [round(best[0], 4)]
+    log(f"  held-out loss at the start {best[0]:.4f}")
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.0)
+    rng = np.random.default_rng(0)
+    for ep in range(epochs):
+        if ep == drop_at:
+            for g in opt.param_groups:
+                g["lr"] *= 0.3
+        order = rng.permutation(train)
+        for i in range(0, len(order), batch):
+            loss = game_loss(net, data, np.sort(order[i:i + batch]))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        err = held_loss()
+        history.append(round(err, 4))
+        log(f"  epoch {ep + 1}: held-out loss {err:.4f}")
+        if err < best[0]:
+            best = (err, now(), ep + 1)
+    return best[1], {"held_out_loss": history, "epoch_kept": best[2]}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=10000)
@@ -203,11 +583,20 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="rounds of λ-returns after the first fit")
     ap.add_argument("--steps", type=int, default=6, help="passes of the first fit, on the final reward")
     ap.add_argument("--hidden", type=int, nargs="+", default=[128, 64])
-    ap.add_argument("--cache", help="an .npz keeping the played states (read if it exists)")
+    ap.add_argument("--ahead", type=int, metavar="GAMES",
+                    help="the second stage instead: fit the network --init on GAMES games where the "
+                         "look-ahead estimator takes its values (--hidden: widened to)")
+    ap.add_argument("--init", help="with --ahead: the first stage's network (.npz)")
+    ap.add_argument("--epochs", type=int, default=5, help="with --ahead: passes over its games")
+    ap.add_argument("--jobs", type=int, default=2, help="with --ahead: processes playing the games")
+    ap.add_argument("--cache", help="an .npz keeping the played states (read if it exists); with "
+                                    "--ahead, a folder")
     ap.add_argument("--out", default=str(DATA / "value.npz"))
     args = ap.parse_args(argv)
     if not 0 <= args.lam <= 1:
         ap.error("--lam must be between 0 and 1")
+    if args.ahead is not None:
+        return main_ahead(ap, args)
     t0 = time.time()
 
     def log(msg):
@@ -248,6 +637,70 @@ def main(argv=None) -> int:
     model.save(args.out)
     log(json.dumps(model.meta, indent=2))
     return 0
+
+
+
+def main_ahead(ap, args) -> int:
+    """``--ahead``: the second stage (module docstring)."""
+    t0 = time.time()
+
+    def log(msg):
+        print(msg, flush=True)
+
+    if not args.init:
+        ap.error("--ahead needs --init, the first stage's network")
+    if args.ahead < 10 or args.epochs < 1 or args.jobs < 1:
+        ap.error("--ahead must be at least 10 games, --epochs and --jobs at least 1")
+    try:
+        first = ValueModel.load(args.init)
+    except ModelFileError as e:
+        ap.error(str(e))
+    layers = first.layers
+    if list(args.hidden) != [int(w.shape[1]) for w, _ in layers[:-1]]:
+        if len(args.hidden) != 2 or len(layers) != 3 or any(h < int(w.shape[1]) for h, (w, _) in zip(args.hidden, layers)):
+            ap.error("--hidden with --ahead: two sizes, each at least the first stage's")
+        layers = widen(layers, args.hidden)
+    data, specs = load_ahead(args.ahead, args.jobs, args.cache, log=log)
+    played = time.time() - t0
+    log(f"{len(data['x'])} rows of {args.ahead} games in {played:.0f} s")
+    held = np.arange(args.ahead)[np.arange(args.ahead) % 10 == 0]
+    before = held_out_ratios(first, data, specs, held)
+    layers, report = fit_ahead(data, layers, args.epochs, log=log)
+    model = ValueModel(layers, {})
+    report["held_out_sd_ratio"] = {k: {"first_stage": before[k]["sd_ratio"], **v}
+                                   for k, v in held_out_ratios(model, data, specs, held).items()}
+    meta = dict(first.meta)
+    model.meta = {
+        "what": meta["what"],
+        "features_version": FEATURES_VERSION,
+        "inputs": layout().size,
+        "layers": [int(w.shape[1]) for w, _ in layers],
+        "games": meta["games"] + args.ahead,
+        "seeds": [meta["seeds"][0], AHEAD_SEEDS + args.ahead],
+        "stages": [
+            {k: v for k, v in meta.items() if k not in ("what", "features_version", "inputs")},
+            {"what": "the first stage's network, widened to the layers above, fitted so that the "
+                     "corrected rewards of the look-ahead estimator vary the least: per game and "
+                     "seat, the square of the sum of the steps it splits a corrected reward into "
+                     "(evaluation.luck.analyse, steps=True), the start and a search bot's decisions "
+                     "left out",
+             "games": args.ahead, "seeds": [AHEAD_SEEDS, AHEAD_SEEDS + args.ahead],
+             "players": {str(k): v for k, v in AHEAD_SHARE.items()},
+             "agents": {str(n): [[w, list(s)] for w, s in m] for n, m in AHEAD_MIX.items()},
+             "rows": int(len(data["x"])), "epochs": args.epochs, "fit": report,
+             "seconds": {"playing_and_tracing_the_games": round(played), "fit": round(time.time() - t0 - played)},
+             "command": "python -m evaluation.fit " + " ".join(argv_of(args))},
+        ],
+    }
+    model.save(args.out)
+    log(json.dumps(model.meta["stages"][1], indent=2))
+    return 0
+
+
+def argv_of(args) -> list:
+    # the first stage's network as V1.npz (its own command is in the first stage's record)
+    return [f"--ahead {args.ahead}", "--init V1.npz", "--hidden " + " ".join(map(str, args.hidden)),
+            f"--epochs {args.epochs}", f"--jobs {args.jobs}"] + (["--cache DIR"] if args.cache else [])
 
 
 if __name__ == "__main__":

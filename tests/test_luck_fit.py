@@ -1,0 +1,86 @@
+"""Fitting the luck correction's value function where the look-ahead estimator values positions
+(evaluation/fit.py, ``--ahead``): the fitting data is the estimator's own split of each corrected
+reward, and the fit lowers what the corrected rewards vary by."""
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.runner import play_game
+from evaluation import fit, luck
+from evaluation.value import ValueModel
+
+
+def record(specs, seed):
+    r = play_game([make_agent(s) for s in specs], seed=seed)
+    return {k: r[k] for k in ("seed", "options", "actions")}
+
+
+@pytest.mark.parametrize("specs,seed", [(("heuristic", "random"), 11), (("search:8", "heuristic"), 12),
+                                        (("heuristic", "random", "random"), 13)])
+def test_the_fitting_steps_add_up_to_the_estimators_corrected_rewards(specs, seed):
+    rec = record(specs, seed)
+    g = fit.game_steps(rec, list(specs))
+    model = luck.default_model()
+    steps = fit.steps_values(g, model)
+    lk = luck.analyse(rec, list(specs), steps=True)
+    # the same split, step for step (analyse leaves out a card's carrying on where it changes
+    # nothing; features stored as float16: to a few thousandths)
+    theirs = np.array([v for _, _, v in lk.steps])
+    big = [np.abs(a).max(axis=1) > 1e-5 for a in (steps, theirs)]  # not zero but for rounding
+    assert np.allclose(steps[big[0]], theirs[big[1]], atol=5e-3)
+    assert np.allclose(steps.sum(axis=0), lk.corrected, atol=5e-3)
+    assert np.array_equal(g["rewards"], lk.rewards)
+    # the search bot's decisions (what its choice was worth) and the start are not to be made zero
+    labels = [label for label, _, _ in lk.steps]
+    assert not g["train"][0]
+    assert (~g["train"]).sum() == 1 + sum(1 for label in labels if label.startswith("decision: search"))
+
+
+def test_games_joined_and_merged_keep_each_games_rows_and_steps():
+    parts = [fit.game_steps(record(s, 20 + i), list(s))
+             for i, s in enumerate([("heuristic", "random"), ("random", "random", "random", "heuristic"),
+                                    ("heuristic", "heuristic")])]
+    one = fit.join(parts)
+    two = fit.merge(iter([fit.join(parts[:1]), fit.join(parts[1:])]))
+    assert one.keys() == two.keys()
+    assert all(np.array_equal(one[k], two[k]) for k in one)
+    model = luck.default_model()
+    got = fit.corrected_of(model, two, range(3))
+    for i, p in enumerate(parts):
+        n = p["players"]
+        assert np.allclose(got[i, :n], fit.steps_values(p, model).sum(axis=0))
+        assert not got[i, n:].any()
+
+
+def test_the_loss_is_what_the_corrected_rewards_vary_by_and_the_fit_keeps_its_best_epoch():
+    torch = pytest.importorskip("torch")
+    model = luck.default_model()
+    wide = ValueModel(fit.widen(model.layers, (model.layers[0][0].shape[1] + 8, model.layers[1][0].shape[1] + 4)), {})
+    x = np.random.default_rng(0).random((50, model.layers[0][0].shape[0])).astype(np.float32)
+    assert np.allclose(wide.predict(x), model.predict(x), atol=1e-6)
+    plan = fit.ahead_plan(24)
+    assert plan == fit.ahead_plan(40)[:24]  # more games extend the same plan
+    data = fit.collect_ahead([(s, sp) for s, sp in plan if "search:160" not in sp], log=lambda m: None)
+    games = np.arange(len(data["players"]))
+    # per seat: (corrected reward - the start's step)^2, averaged over the seats of the games
+    first = data["const"][data["step_at"][:-1]].astype(np.float64)
+    starts = np.zeros((len(games), 4))
+    for g in games:  # the first step is the start value: its entries valued by the model
+        n, s0 = int(data["players"][g]), data["step_at"][g]
+        e0, e1 = data["entry_at"][g], data["entry_at"][g + 1]
+        v = model.predict(data["x"][data["row_at"][g]:data["row_at"][g + 1]].astype(np.float32)).reshape(-1, n)
+        sel = data["e_step"][e0:e1] == 0
+        starts[g, :n] = first[g, :n] + (data["e_coeff"][e0:e1][sel, None] * v[data["e_state"][e0:e1][sel]]).sum(axis=0)
+    want = ((fit.corrected_of(model, data, games) - starts) ** 2).sum() / data["players"].sum()
+    with torch.no_grad():
+        got = float(fit.game_loss(fit.torch_net(model.layers), data, games))
+    assert got == pytest.approx(want, rel=1e-4)
+    layers, report = fit.fit_ahead(data, model.layers, epochs=2, lr=3e-3, batch=4, log=lambda m: None)
+    assert len(report["held_out_loss"]) == 3
+    kept = report["epoch_kept"]
+    assert report["held_out_loss"][kept] == min(report["held_out_loss"])
+    held = games[games % 10 == 0]
+    with torch.no_grad():
+        again = float(fit.game_loss(fit.torch_net(layers), data, held))
+    assert again == pytest.approx(report["held_out_loss"][kept], abs=1e-4)
