@@ -61,14 +61,16 @@ MIX = {
 PLAYER_SHARE = {2: 0.7, 3: 0.1, 4: 0.2}
 
 
-def game_plan(games: int, start: int = FIT_SEEDS) -> list[tuple[int, tuple]]:
-    """(seed, agents by seat) for each fitting game, in a fixed order."""
+def game_plan(games: int, start: int = FIT_SEEDS, mixes=None, share=None) -> list[tuple[int, tuple]]:
+    """(seed, agents by seat) for each fitting game, in a fixed order (the first stage's mix by
+    default)."""
+    mixes, share = mixes or MIX, share or PLAYER_SHARE
     rng = random.Random(start)
     out = []
-    counts = list(PLAYER_SHARE)
+    counts = list(share)
     for i in range(games):
-        n = rng.choices(counts, weights=[PLAYER_SHARE[c] for c in counts])[0]
-        mix = MIX[n]
+        n = rng.choices(counts, weights=[share[c] for c in counts])[0]
+        mix = mixes[n]
         specs = rng.choices([m[1] for m in mix], weights=[m[0] for m in mix])[0]
         r = rng.randrange(n)
         out.append((start + i, specs[r:] + specs[:r]))
@@ -220,25 +222,15 @@ AHEAD_SEEDS = FIT_SEEDS + 10_000
 AHEAD_MIX = {
     2: [(4, ("pretrained:fire", "heuristic")), (2, ("heuristic", "heuristic")), (2, ("heuristic", "random")),
         (1, ("search:160", "heuristic")), (0.5, ("pretrained:fire", "random")), (0.5, ("random", "random"))],
-    3: [(1, ("heuristic",) * 3), (1, ("heuristic", "random", "random"))],
-    4: [(2, ("heuristic",) * 4), (2, ("heuristic", "random", "random", "random")),
-        (1, ("heuristic", "heuristic", "random", "random"))],
+    3: MIX[3],
+    4: MIX[4],
 }
 AHEAD_SHARE = {2: 0.8, 3: 0.05, 4: 0.15}
 
 
-def ahead_plan(games: int, start: int = AHEAD_SEEDS) -> list[tuple[int, tuple]]:
+def ahead_plan(games: int) -> list[tuple[int, tuple]]:
     """(seed, agents by seat) for each game of the second stage, in a fixed order."""
-    rng = random.Random(start)
-    out = []
-    counts = list(AHEAD_SHARE)
-    for i in range(games):
-        n = rng.choices(counts, weights=[AHEAD_SHARE[c] for c in counts])[0]
-        mix = AHEAD_MIX[n]
-        specs = rng.choices([m[1] for m in mix], weights=[m[0] for m in mix])[0]
-        r = rng.randrange(n)
-        out.append((start + i, specs[r:] + specs[:r]))
-    return out
+    return game_plan(games, AHEAD_SEEDS, AHEAD_MIX, AHEAD_SHARE)
 
 
 def game_steps(rec: dict, specs) -> dict:
