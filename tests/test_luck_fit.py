@@ -84,3 +84,13 @@ def test_the_loss_is_what_the_corrected_rewards_vary_by_and_the_fit_keeps_its_be
     with torch.no_grad():
         again = float(fit.game_loss(fit.torch_net(layers), data, held))
     assert again == pytest.approx(report["held_out_loss"][kept], abs=1e-4)
+
+
+def test_the_shipped_network_says_both_stages_and_keeps_benchmarks_off_their_seeds():
+    meta = luck.default_model().meta
+    first, second = meta["stages"]
+    assert first["seeds"][1] == second["seeds"][0] == fit.AHEAD_SEEDS
+    assert meta["seeds"] == [first["seeds"][0], second["seeds"][1]]  # what luck_gain.py refuses
+    assert meta["games"] == first["games"] + second["games"]
+    assert second["command"].startswith("python -m evaluation.fit --ahead ")
+    assert meta["layers"][:-1] == [int(w.shape[1]) for w, _ in luck.default_model().layers[:-1]]
