@@ -649,7 +649,8 @@ def main_ahead(ap, args) -> int:
         ap.error(str(e))
     layers = first.layers
     if list(args.hidden) != [int(w.shape[1]) for w, _ in layers[:-1]]:
-        if len(args.hidden) != 2 or len(layers) != 3 or any(h < int(w.shape[1]) for h, (w, _) in zip(args.hidden, layers)):
+        small = any(h < int(w.shape[1]) for h, (w, _) in zip(args.hidden, layers))
+        if len(args.hidden) != 2 or len(layers) != 3 or small:
             ap.error("--hidden with --ahead: two sizes, each at least the first stage's")
         layers = widen(layers, args.hidden)
     data, specs = load_ahead(args.ahead, args.jobs, args.cache, log=log)

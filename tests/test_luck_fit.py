@@ -67,7 +67,7 @@ def test_the_loss_is_what_the_corrected_rewards_vary_by_and_the_fit_keeps_its_be
     first = data["const"][data["step_at"][:-1]].astype(np.float64)
     starts = np.zeros((len(games), 4))
     for g in games:  # the first step is the start value: its entries valued by the model
-        n, s0 = int(data["players"][g]), data["step_at"][g]
+        n = int(data["players"][g])
         e0, e1 = data["entry_at"][g], data["entry_at"][g + 1]
         v = model.predict(data["x"][data["row_at"][g]:data["row_at"][g + 1]].astype(np.float32)).reshape(-1, n)
         sel = data["e_step"][e0:e1] == 0
