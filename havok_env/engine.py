@@ -195,11 +195,10 @@ class Game:
             self.options = {"num_players": num_players, "dragons": None}
             return [-1] * num_players
         self.options = {"num_players": num_players, "dragons": list(dragons)}
-        return [-1 if d is None else d for d in self._parse_dragons(num_players, dragons)]
+        return self._parse_dragons(num_players, dragons)
 
     def _parse_dragons(self, n: int, dragons) -> list:
-        if dragons is None:
-            return [None] * n
+        """The dragon index of each seat of a list of names or affinities, -1 for None (to draw)."""
         if isinstance(dragons, str) or not hasattr(dragons, "__len__"):
             raise ConfigError(f"dragons must be a list with one entry per seat, not {dragons!r}")
         if len(dragons) != n:
@@ -207,13 +206,13 @@ class Game:
         out = []
         for d in dragons:
             if d is None:
-                out.append(None)
+                out.append(-1)
                 continue
             try:
                 out.append(self.cards.dragon_index(d))
             except ValueError as e:
                 raise ConfigError(str(e)) from None
-        named = [d for d in out if d is not None]
+        named = [d for d in out if d >= 0]
         if len(set(named)) != len(named):
             dup = next(self.cards.dragons[d].name for d in named if named.count(d) > 1)
             raise ConfigError(f"each player needs a different dragon; {dup} is chosen twice")

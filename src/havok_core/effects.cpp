@@ -136,12 +136,8 @@ std::vector<int> Game::trade_gives_for(int you, int victim, int take, const Op& 
     return out;
 }
 
-// Victim seats that have something this steal/break/trade could take (only the first if ``first``).
-std::vector<int> Game::candidates(int you, const Op& op, bool first) const {
-    const Seats seats = candidate_seats(you, op);
-    if (first && !seats.empty()) return {seats.p[0]};
-    return seats.vec();
-}
+// Victim seats that have something this steal/break/trade could take.
+std::vector<int> Game::candidates(int you, const Op& op) const { return candidate_seats(you, op).vec(); }
 
 Seats Game::candidate_seats(int you, const Op& op) const {
     bool is_trade = op.code == OP_TRADE;

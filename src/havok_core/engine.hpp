@@ -155,7 +155,7 @@ public:
     static long long trade_min_give(const Op& op, int take_value);
     std::vector<int> trade_takes(int you, int victim, const Op& op) const;
     std::vector<int> trade_gives_for(int you, int victim, int take, const Op& op) const;
-    std::vector<int> candidates(int you, const Op& op, bool first) const;
+    std::vector<int> candidates(int you, const Op& op) const;
     Seats candidate_seats(int you, const Op& op) const;  // candidates(), without allocating
     std::vector<int> salvage_options(const Op& op) const;
     std::vector<int> redirect_seats(int flipper, const Op& op) const;

@@ -1065,7 +1065,7 @@ NB_MODULE(_core, m) {
             return self.g->trade_gives_for(seat_arg(self, you), seat_arg(self, victim), take, parse_op(op));
         })
         .def("candidates", [](const PyGame& self, int you, nb::dict op) {
-            return self.g->candidates(seat_arg(self, you), parse_op(op), false);
+            return self.g->candidates(seat_arg(self, you), parse_op(op));
         })
         .def("salvage_options", [](const PyGame& self, nb::dict op) {
             return self.g->salvage_options(parse_op(op));
