@@ -40,7 +40,10 @@ import sys
 import time
 from collections import defaultdict
 
-import numpy as np
+# before numpy loads: its BLAS threads spin between the value network's small products (train.py)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 for p in (ROOT, os.path.dirname(os.path.abspath(__file__))):

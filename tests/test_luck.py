@@ -2,6 +2,7 @@
 correction zero on average over the outcomes, and nothing read but the replay."""
 
 import json
+import os
 import random
 
 import numpy as np
@@ -458,3 +459,38 @@ def test_the_ledger_summary_gives_each_human_a_corrected_score_against_each_bot(
         assert by[opp]["score"] == pytest.approx(np.mean([Game.replay(e).rewards()[e["humans"][0]] for e in es]))
     lk = luck.analyse(entries[0], entries[0]["seats"])
     assert {lk.seats[i] for i, k in enumerate(lk.kinds) if k == "decision"} == {1}
+
+
+_NUMPY_SEES = """
+import importlib.abc, os, runpy, sys
+seen = []
+class Watch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy" and not seen:
+            seen.append(os.environ.get("OPENBLAS_NUM_THREADS"))
+        return None
+sys.meta_path.insert(0, Watch())
+sys.argv = [sys.argv[1], "--help"]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+except SystemExit:
+    pass
+print("NUMPY SAW", seen)
+"""
+
+
+@pytest.mark.parametrize("script", ["train.py", "evaluate.py", "benchmarks/luck_gain.py"])
+def test_the_scripts_that_correct_games_give_numpy_one_blas_thread(script):
+    # numpy's BLAS threads spin between the value network's small products: with two of them per
+    # worker process a correction took twice the CPU, and an evaluation's workers twice the time
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", _NUMPY_SEES, os.path.join(root, script)], env=env, cwd=root,
+                         capture_output=True, text=True, timeout=120).stdout
+    assert "NUMPY SAW ['1']" in out
+    env["OPENBLAS_NUM_THREADS"] = "3"  # a user's own setting is kept
+    out = subprocess.run([sys.executable, "-c", _NUMPY_SEES, os.path.join(root, script)], env=env, cwd=root,
+                         capture_output=True, text=True, timeout=120).stdout
+    assert "NUMPY SAW ['3']" in out
