@@ -30,7 +30,8 @@ import os
 # Before numpy loads: its BLAS would run the luck correction's small matrix products on a thread
 # per core that spin between calls, doubling the CPU a correction takes and starving the worker
 # processes beside it (600 corrected games on 2 workers: 31 s with it, 16 s without).
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+if __name__ == "__main__":  # a program of its own (importing it leaves the environment alone)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import json

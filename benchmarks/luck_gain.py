@@ -41,7 +41,8 @@ import time
 from collections import defaultdict
 
 # before numpy loads: its BLAS threads spin between the value network's small products (train.py)
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+if __name__ == "__main__":  # a program of its own (importing it leaves the environment alone)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
