@@ -7,7 +7,8 @@ ready and per-turn state, who plays next, the cards being resolved, the Havok de
 composition and the cards on its top that somebody has seen, the piles and the turn. It never reads
 the order of cards nobody has seen (it takes the decks as compositions, and only the seen top of
 the Havok deck in order), the generator, nor anything of the stack but what the table has seen
-played.
+played. The native core writes the rows (``src/havok_core/value_features.cpp``), at the positions
+this module's layout hands it, straight from the states' fields.
 
 :class:`ValueModel` is a small fixed network over those rows (numpy only, batched), shipped in
 ``evaluation/data/value.npz`` (no pickles: loaded with ``allow_pickle=False``) with
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from havok_env import _core
 from havok_env.cards import default_cards
 from havok_env.engine import tables
 
@@ -31,12 +33,12 @@ _WORTH_BINS = 5  # treasures worth 1, 2, 3, 4, 5 or more
 
 
 class _Layout:
-    """Feature positions and per-kind tables for one card set (built once)."""
+    """Feature positions for one card set (built once), handed to the native core, which writes
+    the rows (``src/havok_core/value_features.cpp``)."""
 
     def __init__(self, cs):
         self.cs = cs
         nh, ne, nd = cs.n_hijinks, cs.n_events, len(cs.dragons)
-        self.n_hij, self.n_ev, self.n_dragons = nh, ne, nd
         # per seat: worth, worth with what is on its way, what is on its way; ready, innate used,
         # cards left, restricted; hand size and hand; dragon; treasures by worth, treasure count;
         # turn-order distance from the current player; events on their way to it; the abilities it
@@ -55,24 +57,21 @@ class _Layout:
         o["margin"] = o["random"] + 1  # worth (with what is on its way) less the best other's, and
         self.seat = o["margin"] + 2    # whether it is the best (ties included)
         self.o = o
-        # global: player count; turn; Havok deck size; its seen top (the first card in full, the
-        # next two as value and event); the unseen Havok cards (treasures, their value, each event
-        # left, treasures by value); Hijinks deck and discard sizes; trash; canceled cards
-        self.glob = 3 + 1 + 1 + (3 + ne) + 6 + (2 + ne + 5) + 2 + 3 + 1
+        # the table, after MAX_SEATS seat blocks: player count; turn; Havok deck size; its seen top
+        # (the first card in full: seen, treasure, value, event; the next two as seen, value and
+        # event); the unseen Havok cards (treasures, their value, each event left, treasures by
+        # value); Hijinks deck and discard sizes; trash (size, best and total value); canceled cards
+        g = {"players": 0, "turn": 3, "havok_size": 4, "top": 5}
+        g["next"] = g["top"] + 3 + ne
+        g["unseen"] = g["next"] + 6
+        g["hijinks_size"] = g["unseen"] + 2 + ne + 5
+        g["discard_size"] = g["hijinks_size"] + 1
+        g["trash"] = g["discard_size"] + 1
+        g["canceled"] = g["trash"] + 3
+        self.g = g
+        self.glob = g["canceled"] + 1
         self.size = MAX_SEATS * self.seat + self.glob
-        self.worths = np.asarray(tables(cs).values, np.float32)  # [dragon, kind], as the engine counts
-        self.printed = [cs.value[k] for k in range(cs.n_kinds)]
-        self.first_ev, self.first_hij = cs.first_event, cs.first_hijinks
-        # what one unseen Havok card adds to the unseen-composition features
-        comp = np.zeros((cs.first_hijinks, 2 + ne + 5), np.float32)
-        for k in range(cs.first_hijinks):
-            if k < cs.n_treasures:
-                comp[k, 0] = 1 / 30
-                comp[k, 1] = cs.value[k] / 76
-                comp[k, 2 + ne + min(cs.value[k], 5) - 1] = 1 / 8
-            else:
-                comp[k, 2 + k - cs.first_event] = 1.0
-        self.comp = comp
+        self.core = _core.ValueLayout(tables(cs).core, self.size, self.seat, self.glob, _WORTH_BINS, o, g)
 
 
 _LAYOUTS: dict[int, tuple] = {}
@@ -87,175 +86,14 @@ def layout(cs=None) -> _Layout:
     return got[1]
 
 
-def _in_flight(s, cs):
-    """What the stack says is on its way: (treasure worth by seat, events by seat (kind list),
-    abilities in use by seat, worth at stake by seat). A Havok card in play with no frame yet (just
-    flipped) is on its way to the seat its flip is for."""
-    n = s.num_players
-    treasure = [[] for _ in range(n)]
-    events = [[] for _ in range(n)]
-    using = [[] for _ in range(n)]
-    stake = [0] * n
-    framed = []
-    for fr in s.stack:
-        f = fr["f"]
-        if f == "havok":
-            k = fr["card"]
-            framed.append(k)
-            if k < cs.n_treasures:
-                treasure[fr.get("to", fr["you"])].append(k)
-            elif not fr.get("nullified"):
-                events[fr["you"]].append(k)
-        elif f == "use" and not fr.get("canceled"):
-            ref = fr["ability"]
-            if ref.__class__ is int:
-                using[fr["user"]].append(ref - cs.first_hijinks)
-            else:
-                using[fr["user"]].append(cs.n_hijinks + (0 if ref[2] == "play" else 1))
-            t = fr.get("t") or {}
-            victim = t.get("victim")
-            if victim is not None and t.get("picks"):
-                stake[victim] += sum(1 for k in t["picks"] if k in s.hoards[victim])
-    loose = [k for k in s.in_play if k < cs.first_hijinks]
-    for k in framed:
-        if k in loose:
-            loose.remove(k)
-    if loose and s.current >= 0:
-        top = s.stack[-1] if s.stack else {}
-        to = top.get("you", s.current)
-        for k in loose:
-            (treasure if k < cs.n_treasures else events)[to].append(k)
-    return treasure, events, using, stake
-
-
 def features(states, random_seats=(), cs=None) -> np.ndarray:
     """Rows of features for a list of ``(GameState, top_seen)`` of one game's player count: one
     row per seat of each state, in order (state 0's seats, then state 1's...), each seen from its
-    seat. ``random_seats`` are the seats played by the uniformly random bot."""
-    L = layout(cs)
-    cs = L.cs
-    B = len(states)
-    if B == 0:
-        return np.zeros((0, L.size), np.float32)
-    n = states[0][0].num_players
-    o, P, nh, ne = L.o, L.seat, L.n_hij, L.n_ev
-    fh, fe, nt = L.first_hij, L.first_ev, cs.n_treasures
-    seat = np.zeros((B, n, P), np.float32)
-    for q in random_seats:
-        seat[:, q, o["random"]] = 1.0
-    glob = np.zeros((B, L.glob), np.float32)
-    # flat lists, one entry per card, gathered in one pass and counted by numpy
-    hoard_kinds, hoard_len, hoard_dragon = [], [], []
-    hand_idx = []  # (state * n + seat) * nh + hijinks index
-    havok_kinds, havok_len = [], []
-    flying = np.zeros((B, n), np.float32)
-    small = []  # (state, seat, offset, value) for the few per-seat entries set one by one
-    for b, (s, top) in enumerate(states):
-        if s.num_players != n:
-            raise ValueError("features() takes states of one player count at a time")
-        base = b * n
-        for q in range(n):
-            h = s.hoards[q]
-            hoard_kinds.extend(h)
-            hoard_len.append(len(h))
-            d = s.dragons[q]
-            hoard_dragon.append(d)
-            row = seat[b, q]
-            row[o["ready"]] = s.ready[q]
-            row[o["ready"] + 1] = s.innate_used[q]
-            left = 0 if s.restricted[q] else s.card_limit[q] - s.cards_used[q]
-            row[o["ready"] + 2] = min(max(left, 0), 2) / 2
-            row[o["ready"] + 3] = s.restricted[q]
-            row[o["dragon"] + d] = 1.0
-            row[o["count"]] = len(h) / 8
-            if s.current >= 0:
-                row[o["dist"] + (q - s.current) % n] = 1.0
-            off = (base + q) * nh - fh
-            hand_idx.extend(off + k for k in s.hands[q])
-        for owner, k in s.canceled:  # back in its owner's hand at the end of the turn
-            hand_idx.append((base + owner) * nh + k - fh)
-        if s.stack:
-            treasure, events, using, stake = _in_flight(s, cs)
-            for q in range(n):
-                if treasure[q]:
-                    flying[b, q] = sum(L.worths[s.dragons[q], k] for k in treasure[q])
-                for k in events[q]:
-                    seat[b, q, o["events"] + k - fe] += 1
-                for i in using[q]:
-                    seat[b, q, o["using"] + i] += 1
-                seat[b, q, o["stake"]] = stake[q] / 2
-        havok = s.havok
-        havok_kinds.extend(havok)
-        havok_len.append(len(havok))
-        g = glob[b]
-        g[n - 2] = 1.0
-        g[3] = s.turn / 20
-        g[4] = len(havok) / 40
-        if top >= 1:
-            k = havok[0]
-            g[5] = 1.0
-            if k < nt:
-                g[6], g[7] = 1.0, L.printed[k] / 5
-            else:
-                g[8 + k - fe] = 1.0
-        for m in (1, 2):
-            if top > m:
-                k = havok[m]
-                j = 8 + ne + 3 * (m - 1)
-                g[j] = 1.0
-                if k < nt:
-                    g[j + 1] = L.printed[k] / 5
-                else:
-                    g[j + 2] = 1.0
-        j = 8 + ne + 6 + 2 + ne + 5
-        g[j] = len(s.hijinks) / 40
-        g[j + 1] = len(s.discard) / 40
-        trash = s.trash
-        if trash:
-            g[j + 2] = len(trash) / 10
-            g[j + 3] = max(L.printed[k] for k in trash) / 5
-            g[j + 4] = sum(L.printed[k] for k in trash) / 20
-        g[j + 5] = len(s.canceled) / 2
-        if top:  # the seen top is not part of the unseen composition
-            for k in havok[:top]:
-                small.append((b, k))
-    # hands
-    counts = np.bincount(np.asarray(hand_idx, np.int64), minlength=B * n * nh).reshape(B, n, nh)
-    seat[:, :, o["hand"]:o["hand"] + nh] = counts
-    seat[:, :, o["size"]] = counts.sum(axis=2) / 5
-    # hoards: worth and treasures by worth
-    if hoard_kinds:
-        owner = np.repeat(np.arange(B * n), hoard_len)
-        worth = L.worths[np.repeat(np.asarray(hoard_dragon), hoard_len), np.asarray(hoard_kinds)]
-        total = np.bincount(owner, weights=worth, minlength=B * n).reshape(B, n)
-        bins = np.bincount(owner * _WORTH_BINS + np.minimum(worth, _WORTH_BINS).astype(np.int64) - 1,
-                           minlength=B * n * _WORTH_BINS).reshape(B, n, _WORTH_BINS)
-        seat[:, :, o["bins"]:o["bins"] + _WORTH_BINS] = bins / 3
-    else:
-        total = np.zeros((B, n))
-    seat[:, :, o["worth"]] = total / 15
-    projected = total + flying
-    seat[:, :, o["worth"] + 1] = projected / 15
-    seat[:, :, o["worth"] + 2] = flying / 5
-    if n > 1:
-        others = np.stack([np.delete(projected, q, axis=1).max(axis=1) for q in range(n)], axis=1)
-        seat[:, :, o["margin"]] = (projected - others) / 15
-        seat[:, :, o["margin"] + 1] = projected >= others
-    # the unseen Havok cards
-    kinds = np.bincount(np.repeat(np.arange(B), havok_len) * cs.first_hijinks + np.asarray(havok_kinds, np.int64),
-                        minlength=B * cs.first_hijinks).reshape(B, cs.first_hijinks)
-    for b, k in small:
-        kinds[b, k] -= 1
-    comp = kinds @ L.comp
-    j = 8 + ne + 6
-    glob[:, j:j + 2 + ne + 5] = comp
-    glob[:, j + 2:j + 2 + ne] = np.minimum(glob[:, j + 2:j + 2 + ne], 1.0)
-    # each seat's row: its own block first, then the others in turn order
-    rot = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n  # rot[i, r] = seat r places after i
-    rows = np.zeros((B, n, L.size), np.float32)
-    rows[:, :, :n * P] = seat[:, rot, :].reshape(B, n, n * P)
-    rows[:, :, MAX_SEATS * P:] = glob[:, None, :]
-    return rows.reshape(B * n, L.size)
+    seat. ``random_seats`` are the seats played by the uniformly random bot. A state is any object
+    with :class:`havok_env.state.GameState`'s fields (the tracer's plain-data states included);
+    the native core reads them and writes the rows."""
+    states = states if isinstance(states, (list, tuple)) else list(states)
+    return _core.value_features(layout(cs).core, states, [int(q) for q in random_seats])
 
 
 class ValueModel:

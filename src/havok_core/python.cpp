@@ -17,6 +17,7 @@
 #include "engine.hpp"
 #include "heuristic.hpp"
 #include "observer.hpp"
+#include "value_features.hpp"
 #include "vector.hpp"
 
 namespace nb = nanobind;
@@ -693,6 +694,216 @@ void set_field(PyGame& pg, const std::string& name, nb::handle v) {
 }
 
 
+// -- the luck correction's value features, read from states as Python objects ------------------
+// Any object with GameState's field names: the tracer's plain-data states (evaluation/chance.py)
+// or a live GameState. Only what the features read is taken (value_features.hpp), and quickly:
+// a game's correction values tens of thousands of states.
+
+struct PyValueLayout {
+    std::shared_ptr<const CardTables> cards;
+    ValueLayout layout;
+};
+
+struct Names {  // interned once, kept for the module's life
+    PyObject *num_players, *dragons, *turn, *current, *havok, *hijinks, *discard, *trash, *in_play,
+        *canceled, *hands, *hoards, *ready, *innate_used, *restricted, *cards_used, *card_limit, *stack;
+    PyObject *f, *card, *you, *to, *nullified, *user, *ability, *t, *victim, *picks, *havok_frame, *use_frame;
+};
+
+const Names& names() {
+    static const Names n = [] {
+        auto s = [](const char* x) { return PyUnicode_InternFromString(x); };
+        return Names{s("num_players"), s("dragons"), s("turn"), s("current"), s("havok"), s("hijinks"),
+                     s("discard"), s("trash"), s("in_play"), s("canceled"), s("hands"), s("hoards"),
+                     s("ready"), s("innate_used"), s("restricted"), s("cards_used"), s("card_limit"),
+                     s("stack"), s("f"), s("card"), s("you"), s("to"), s("nullified"), s("user"),
+                     s("ability"), s("t"), s("victim"), s("picks"), s("havok"), s("use")};
+    }();
+    return n;
+}
+
+nb::object field(nb::handle state, PyObject* name) {
+    PyObject* v = PyObject_GetAttr(state.ptr(), name);
+    if (v == nullptr) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();
+        PyErr_Clear();
+        bad(std::string("features() takes (state, top_seen) pairs: a state has no field '") +
+            PyUnicode_AsUTF8(name) + "'");
+    }
+    return nb::steal(v);
+}
+
+int int_of(PyObject* x, const char* what) {
+    if (!PyLong_Check(x) || PyBool_Check(x)) bad(std::string(what) + " must be an integer");
+    int overflow = 0;
+    const long v = PyLong_AsLongAndOverflow(x, &overflow);
+    if (overflow || v < -(1L << 30) || v > (1L << 30)) bad(std::string(what) + " is out of range");
+    return static_cast<int>(v);
+}
+
+// The items of a list or tuple (borrowed).
+PyObject* const* items_of(PyObject* seq, Py_ssize_t& len, const char* what) {
+    if (!PyList_Check(seq) && !PyTuple_Check(seq)) bad(std::string(what) + " must be a list");
+    len = PySequence_Fast_GET_SIZE(seq);
+    return PySequence_Fast_ITEMS(seq);
+}
+
+void read_cards(PyObject* seq, Cards& out, const char* what) {
+    Py_ssize_t len;
+    PyObject* const* it = items_of(seq, len, what);
+    out.resize(static_cast<size_t>(len));
+    for (Py_ssize_t i = 0; i < len; ++i) out[i] = int_of(it[i], what);
+}
+
+PyObject* const* seat_items(PyObject* seq, int n, const char* what) {
+    Py_ssize_t len;
+    PyObject* const* it = items_of(seq, len, what);
+    if (len != n) bad(std::string(what) + " must have one entry per seat");
+    return it;
+}
+
+// a frame's entry (borrowed; nullptr where it is missing)
+PyObject* entry(PyObject* d, PyObject* key) { return PyDict_GetItem(d, key); }
+
+PyObject* needed(PyObject* d, PyObject* key) {
+    PyObject* v = entry(d, key);
+    if (v == nullptr) bad(std::string("a stack frame lacks '") + PyUnicode_AsUTF8(key) + "'");
+    return v;
+}
+
+bool flag(PyObject* d, PyObject* key) {
+    PyObject* v = entry(d, key);
+    if (v == nullptr) return false;
+    const int t = PyObject_IsTrue(v);
+    if (t < 0) throw nb::python_error();
+    return t;
+}
+
+void read_frame(const CardTables& cs, PyObject* d, Frame& fr) {
+    const Names& N = names();
+    if (!PyDict_Check(d)) bad("a stack frame must be a dict");
+    fr = Frame();
+    PyObject* f = needed(d, N.f);
+    const bool havok = PyUnicode_Check(f) && PyUnicode_Compare(f, N.havok_frame) == 0;
+    const bool use = !havok && PyUnicode_Check(f) && PyUnicode_Compare(f, N.use_frame) == 0;
+    if (!havok && !use) return;  // a turn or a crash window: nothing the features read
+    fr.f = havok ? F_HAVOK : F_USE;
+    fr.you = int_of(needed(d, N.you), "a frame's seat");
+    if (havok) {
+        fr.card = int_of(needed(d, N.card), "a frame's card");
+        PyObject* to = entry(d, N.to);
+        if (to != nullptr) fr.to = int_of(to, "a frame's seat");
+        fr.nullified = flag(d, N.nullified);
+        return;
+    }
+    fr.user = int_of(needed(d, N.user), "a frame's seat");
+    fr.ability = ref_from_py(cs, needed(d, N.ability));
+    fr.canceled = flag(d, N.canceled);
+    PyObject* t = entry(d, N.t);
+    if (t == nullptr || t == Py_None) return;
+    if (!PyDict_Check(t)) bad("a frame's targets must be a dict");
+    PyObject* victim = entry(t, N.victim);
+    PyObject* picks = entry(t, N.picks);
+    if (victim != nullptr && victim != Py_None && picks != nullptr) {
+        fr.t.victim = int_of(victim, "a frame's victim");
+        read_cards(picks, fr.t.picks, "a frame's picks");
+    }
+}
+
+// The fields of a ``(state, top_seen)`` pair the features read, into ``s``; its top_seen.
+int read_value_state(const CardTables& cs, PyObject* pair, int n, State& s) {
+    const Names& N = names();
+    Py_ssize_t len;
+    PyObject* const* p = items_of(pair, len, "each of features()'s states");
+    if (len != 2) bad("features() takes (state, top_seen) pairs");
+    const nb::handle o = p[0];
+    const int top = int_of(p[1], "top_seen");
+    s.n = int_of(field(o, N.num_players).ptr(), "num_players");
+    if (n >= 0 && s.n != n) bad("features() takes states of one player count at a time");
+    if (s.n < 2 || s.n > MAX_PLAYERS)
+        bad("value features are for games of 2 to " + std::to_string(MAX_PLAYERS) + " players");
+    read_cards(field(o, N.dragons).ptr(), s.dragons, "dragons");
+    s.turn = int_of(field(o, N.turn).ptr(), "turn");
+    s.current = int_of(field(o, N.current).ptr(), "current");
+    read_cards(field(o, N.havok).ptr(), s.havok, "havok");
+    read_cards(field(o, N.hijinks).ptr(), s.hijinks, "hijinks");
+    read_cards(field(o, N.discard).ptr(), s.discard, "discard");
+    read_cards(field(o, N.trash).ptr(), s.trash, "trash");
+    read_cards(field(o, N.in_play).ptr(), s.in_play, "in_play");
+    {
+        nb::object c = field(o, N.canceled);
+        PyObject* const* it = items_of(c.ptr(), len, "canceled");
+        s.canceled.resize(static_cast<size_t>(len));
+        Cards pairs_;
+        for (Py_ssize_t i = 0; i < len; ++i) {
+            read_cards(it[i], pairs_, "canceled");
+            if (pairs_.size() != 2) bad("canceled entries must be pairs");
+            s.canceled[i] = {pairs_[0], pairs_[1]};
+        }
+    }
+    const int n_ = s.n;
+    auto piles = [&](PyObject* name, std::array<Cards, MAX_PLAYERS>& out, const char* what) {
+        nb::object v = field(o, name);
+        PyObject* const* it = seat_items(v.ptr(), n_, what);
+        for (int q = 0; q < n_; ++q) read_cards(it[q], out[q], what);
+    };
+    piles(N.hands, s.hands, "hands");
+    piles(N.hoards, s.hoards, "hoards");
+    auto flags = [&](PyObject* name, std::array<bool, MAX_PLAYERS>& out, const char* what) {
+        nb::object v = field(o, name);
+        PyObject* const* it = seat_items(v.ptr(), n_, what);
+        for (int q = 0; q < n_; ++q) {
+            const int t = PyObject_IsTrue(it[q]);
+            if (t < 0) throw nb::python_error();
+            out[q] = t;
+        }
+    };
+    flags(N.ready, s.ready, "ready");
+    flags(N.innate_used, s.innate_used, "innate_used");
+    flags(N.restricted, s.restricted, "restricted");
+    auto counts = [&](PyObject* name, std::array<int, MAX_PLAYERS>& out, const char* what) {
+        nb::object v = field(o, name);
+        PyObject* const* it = seat_items(v.ptr(), n_, what);
+        for (int q = 0; q < n_; ++q) out[q] = int_of(it[q], what);
+    };
+    counts(N.cards_used, s.cards_used, "cards_used");
+    counts(N.card_limit, s.card_limit, "card_limit");
+    nb::object stack = field(o, N.stack);
+    PyObject* const* it = items_of(stack.ptr(), len, "stack");
+    s.stack.resize(static_cast<size_t>(len));
+    for (Py_ssize_t i = 0; i < len; ++i) read_frame(cs, it[i], s.stack[i]);
+    return top;
+}
+
+using FeatureRows = nb::ndarray<nb::numpy, float, nb::ndim<2>>;
+
+// The rows of evaluation.value.features for a list of (state, top_seen) pairs of one player count.
+FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vector<int>& random_seats) {
+    Py_ssize_t count;
+    PyObject* const* items = items_of(states.ptr(), count, "features()'s states");
+    const size_t size = static_cast<size_t>(L.layout.size);
+    State s;
+    int n = -1;  // the player count, from the first state
+    unsigned random = 0;
+    std::unique_ptr<float[]> out(count ? nullptr : new float[1]);
+    for (Py_ssize_t b = 0; b < count; ++b) {
+        const int top = read_value_state(*L.cards, items[b], n, s);
+        if (b == 0) {
+            n = s.n;
+            for (int q : random_seats) {
+                if (q < 0 || q >= n) bad("random seat " + std::to_string(q) + " is not a seat of the game");
+                random |= 1u << q;
+            }
+            out.reset(new float[static_cast<size_t>(count) * n * size]);
+        }
+        value_features(*L.cards, L.layout, s, top, random, out.get() + static_cast<size_t>(b) * n * size);
+    }
+    const size_t rows = static_cast<size_t>(count) * static_cast<size_t>(std::max(n, 0));
+    float* data = out.release();
+    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<float*>(p); });
+    return FeatureRows(data, {rows, size}, owner);
+}
+
 // Python's random.Random (MT19937, CPython's genrand_uint32 and _randbelow), run on a state taken
 // from random.Random.getstate(): the random rollout players draw exactly what the Python ones did.
 struct PyRandom : RandomDraw {
@@ -845,6 +1056,22 @@ NB_MODULE(_core, m) {
             self->layout.seat_offset = std::move(seat_offset);
             self->layout.finish(cs);
         });
+
+    nb::class_<PyValueLayout>(m, "ValueLayout")
+        .def("__init__", [](PyValueLayout* self, std::shared_ptr<const CardTables> cs, int size, int seat_size,
+                            int glob_size, int worth_bins, std::map<std::string, int> seat_offset,
+                            std::map<std::string, int> offset) {
+            new (self) PyValueLayout();
+            self->layout.size = size, self->layout.seat_size = seat_size, self->layout.glob_size = glob_size;
+            self->layout.worth_bins = worth_bins;
+            self->layout.seat_offset = std::move(seat_offset);
+            self->layout.offset = std::move(offset);
+            self->layout.finish(*cs);
+            self->cards = std::move(cs);
+        });
+    m.def("value_features", &value_rows, nb::arg("layout"), nb::arg("states"), nb::arg("random_seats"),
+          "The luck correction's value features of a list of (state, top_seen) pairs of one player "
+          "count: one row per seat of each state (evaluation/value.py).");
 
     using F32 = nb::ndarray<float, nb::c_contig, nb::device::cpu>;
     using I8 = nb::ndarray<int8_t, nb::c_contig, nb::device::cpu>;
