@@ -90,22 +90,16 @@ class _Seen:
 
 
 class _State:
-    """A game's state as plain data (the fields of :meth:`havok_env.engine.Game.fields`): what the
-    value function reads."""
-
-    __slots__ = ("num_players", "dragons", "rng", "turn", "current", "havok", "hijinks", "discard",
-                 "past_events", "trash", "in_play", "canceled", "hands", "hoards", "known", "ready",
-                 "innate_used", "restricted", "cards_used", "card_limit", "stack", "pending", "result")
+    """A game's state as plain data (the fields of :meth:`havok_env.engine.Game.fields`, as
+    attributes): what the value function reads."""
 
     def __init__(self, fields: dict):
-        for name in self.__slots__:
-            setattr(self, name, fields[name])
+        self.__dict__ = fields  # a fresh dict from the core, owned from now on
 
     def view(self, **changed) -> "_State":
         """A state sharing every field with this one but those given (states that are only valued)."""
         c = object.__new__(_State)
-        for name in _State.__slots__:
-            setattr(c, name, changed[name] if name in changed else getattr(self, name))
+        c.__dict__ = {**self.__dict__, **changed}
         return c
 
 
@@ -407,15 +401,17 @@ class _Tracer:
             for pt in points[:-1] if stopped else points:
                 if pt.kind == "flip":
                     seen.flip(pt.range)
+            # g is a copy that is never played on again (a move from it runs on a copy of it):
+            # its state is read where it lies, through a live view, not copied out
             if stopped:
-                fields = g.fields()
-                if points[-1].kind == "flip" and seen.flip(len(fields["havok"])) is None:
+                state = g.s
+                if points[-1].kind == "flip" and seen.flip(len(state.havok)) is None:
                     stop += 1  # a card somebody had seen: no event, the move goes on
                     continue
-                return (_State(fields), seen.top)
+                return (state, seen.top)
             if g.is_over:
                 return g.rewards()
-            state = _State(g.fields())
+            state = g.s
             a = self.advance(g, state) if self.advance is not None else None
             if a is None:
                 return (state, seen.top)

@@ -25,6 +25,7 @@ import numpy as np
 from havok_env import _core
 from havok_env.cards import default_cards
 from havok_env.engine import tables
+from havok_env.state import GameState
 
 DATA = Path(__file__).parent / "data"
 FEATURES_VERSION = 2
@@ -71,7 +72,8 @@ class _Layout:
         self.g = g
         self.glob = g["canceled"] + 1
         self.size = MAX_SEATS * self.seat + self.glob
-        self.core = _core.ValueLayout(tables(cs).core, self.size, self.seat, self.glob, _WORTH_BINS, o, g)
+        # a live GameState is read from its game in the core, with no copy of its fields
+        self.core = _core.ValueLayout(tables(cs).core, self.size, self.seat, self.glob, _WORTH_BINS, o, g, GameState)
 
 
 _LAYOUTS: dict[int, tuple] = {}

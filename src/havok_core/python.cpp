@@ -702,12 +702,14 @@ void set_field(PyGame& pg, const std::string& name, nb::handle v) {
 struct PyValueLayout {
     std::shared_ptr<const CardTables> cards;
     ValueLayout layout;
+    nb::object live;  // havok_env.state.GameState: a live view of a game, read from the game itself
 };
 
 struct Names {  // interned once, kept for the module's life
     PyObject *num_players, *dragons, *turn, *current, *havok, *hijinks, *discard, *trash, *in_play,
         *canceled, *hands, *hoards, *ready, *innate_used, *restricted, *cards_used, *card_limit, *stack;
     PyObject *f, *card, *you, *to, *nullified, *user, *ability, *t, *victim, *picks, *havok_frame, *use_frame;
+    PyObject* core;
 };
 
 const Names& names() {
@@ -717,7 +719,7 @@ const Names& names() {
                      s("discard"), s("trash"), s("in_play"), s("canceled"), s("hands"), s("hoards"),
                      s("ready"), s("innate_used"), s("restricted"), s("cards_used"), s("card_limit"),
                      s("stack"), s("f"), s("card"), s("you"), s("to"), s("nullified"), s("user"),
-                     s("ability"), s("t"), s("victim"), s("picks"), s("havok"), s("use")};
+                     s("ability"), s("t"), s("victim"), s("picks"), s("havok"), s("use"), s("_core")};
     }();
     return n;
 }
@@ -810,14 +812,21 @@ void read_frame(const CardTables& cs, PyObject* d, Frame& fr) {
     }
 }
 
-// The fields of a ``(state, top_seen)`` pair the features read, into ``s``; its top_seen.
-int read_value_state(const CardTables& cs, PyObject* pair, int n, State& s) {
+// The state of a ``(state, top_seen)`` pair of an ``n``-player game (-1: any), and its top_seen:
+// the game's own where it is a live view of one, else the fields the features read, read into
+// ``s``.
+const State& read_value_state(const PyValueLayout& L, PyObject* pair, int n, State& s, int& top) {
     const Names& N = names();
     Py_ssize_t len;
     PyObject* const* p = items_of(pair, len, "each of features()'s states");
     if (len != 2) bad("features() takes (state, top_seen) pairs");
     const nb::handle o = p[0];
-    const int top = int_of(p[1], "top_seen");
+    top = int_of(p[1], "top_seen");
+    if (o.type().is(L.live)) {
+        const State& live = nb::cast<const PyGame&>(field(o, N.core)).g->state();
+        if (n >= 0 && live.n != n) bad("features() takes states of one player count at a time");
+        return live;
+    }
     s.n = int_of(field(o, N.num_players).ptr(), "num_players");
     if (n >= 0 && s.n != n) bad("features() takes states of one player count at a time");
     if (s.n < 2 || s.n > MAX_PLAYERS)
@@ -871,8 +880,8 @@ int read_value_state(const CardTables& cs, PyObject* pair, int n, State& s) {
     nb::object stack = field(o, N.stack);
     PyObject* const* it = items_of(stack.ptr(), len, "stack");
     s.stack.resize(static_cast<size_t>(len));
-    for (Py_ssize_t i = 0; i < len; ++i) read_frame(cs, it[i], s.stack[i]);
-    return top;
+    for (Py_ssize_t i = 0; i < len; ++i) read_frame(*L.cards, it[i], s.stack[i]);
+    return s;
 }
 
 using FeatureRows = nb::ndarray<nb::numpy, float, nb::ndim<2>>;
@@ -887,16 +896,17 @@ FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vec
     unsigned random = 0;
     std::unique_ptr<float[]> out(count ? nullptr : new float[1]);
     for (Py_ssize_t b = 0; b < count; ++b) {
-        const int top = read_value_state(*L.cards, items[b], n, s);
+        int top;
+        const State& st = read_value_state(L, items[b], n, s, top);
         if (b == 0) {
-            n = s.n;
+            n = st.n;
             for (int q : random_seats) {
                 if (q < 0 || q >= n) bad("random seat " + std::to_string(q) + " is not a seat of the game");
                 random |= 1u << q;
             }
             out.reset(new float[static_cast<size_t>(count) * n * size]);
         }
-        value_features(*L.cards, L.layout, s, top, random, out.get() + static_cast<size_t>(b) * n * size);
+        value_features(*L.cards, L.layout, st, top, random, out.get() + static_cast<size_t>(b) * n * size);
     }
     const size_t rows = static_cast<size_t>(count) * static_cast<size_t>(std::max(n, 0));
     float* data = out.release();
@@ -1060,8 +1070,9 @@ NB_MODULE(_core, m) {
     nb::class_<PyValueLayout>(m, "ValueLayout")
         .def("__init__", [](PyValueLayout* self, std::shared_ptr<const CardTables> cs, int size, int seat_size,
                             int glob_size, int worth_bins, std::map<std::string, int> seat_offset,
-                            std::map<std::string, int> offset) {
+                            std::map<std::string, int> offset, nb::object live) {
             new (self) PyValueLayout();
+            self->live = std::move(live);
             self->layout.size = size, self->layout.seat_size = seat_size, self->layout.glob_size = glob_size;
             self->layout.worth_bins = worth_bins;
             self->layout.seat_offset = std::move(seat_offset);
