@@ -12,6 +12,8 @@ const char* const TYPE_NAMES[N_TYPES] = {
     "steal", "break", "trade", "salvage", "havok", "draw", "foresight", "pass", "recall",
     "nullify", "cancel", "defend"};
 
+void fail(const char* what) { throw CoreError(what); }
+
 static void require(bool ok, const std::string& what) {
     if (!ok) throw CoreError("card tables: " + what);
 }

@@ -21,6 +21,10 @@ struct CoreError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// Throws CoreError(what), out of line: the range checks on the hot path (frames, abilities) stay
+// small enough to be inlined when building the error is not part of them.
+[[noreturn]] void fail(const char* what);
+
 // The effect primitives, in the order of cards.OP_PARAMS.
 enum OpCode : int {
     OP_STEAL, OP_BREAK, OP_TRADE, OP_SALVAGE, OP_PASS_LEFT, OP_DRAW, OP_DISCARD_HAND, OP_FLIP,
@@ -120,7 +124,7 @@ struct CardTables {
     bool is_innate(int ref) const { return ref >= n_kinds; }
     int n_refs() const { return n_kinds + 2 * static_cast<int>(dragons.size()); }
     const Ability& ability(int ref) const {
-        if (ref < 0 || ref >= n_refs() || !abilities[ref].present) throw CoreError("no such ability");
+        if (ref < 0 || ref >= n_refs() || !abilities[ref].present) fail("no such ability");
         return abilities[ref];
     }
     bool crashes_on(int ref, int on) const {
@@ -128,7 +132,7 @@ struct CardTables {
     }
     const std::vector<Op>& ops(int ref, int dragon) const {
         const Ability& a = ability(ref);
-        if (dragon < 0 || dragon >= static_cast<int>(a.ops.size())) throw CoreError("no such dragon");
+        if (dragon < 0 || dragon >= static_cast<int>(a.ops.size())) fail("no such dragon");
         return a.ops[dragon];
     }
 };

@@ -50,21 +50,19 @@ Seats Game::victim_seats(int you, int actor, int sel) const {
 
 int Game::thief(int you, const Op& op) const { return op.thief_right ? (you - 1 + s_.n) % s_.n : you; }
 
-std::vector<int> Game::eligible(int owner, int max_value, const Cards& exclude) const {
+KindSet Game::eligible_kinds(int owner, int max_value, const Cards& exclude) const {
     const Cards& hoard = s_.hoards.at(owner);
     const std::vector<int>& v = cards_->worth[s_.dragons[owner]];
-    std::vector<int> out;
-    for (int k : hoard) {
-        if (v[k] > max_value) continue;
+    return KindSet(hoard, [&](int k) {
         // one copy of k is left once each of exclude's copies has taken one
-        if (!exclude.empty() && std::count(hoard.begin(), hoard.end(), k) <=
-                                    std::count(exclude.begin(), exclude.end(), k))
-            continue;
-        out.push_back(k);
-    }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
+        return v[k] <= max_value && (exclude.empty() || std::count(hoard.begin(), hoard.end(), k) >
+                                                            std::count(exclude.begin(), exclude.end(), k));
+    });
+}
+
+std::vector<int> Game::eligible(int owner, int max_value, const Cards& exclude) const {
+    const KindSet kinds = eligible_kinds(owner, max_value, exclude);
+    return {kinds.begin(), kinds.end()};
 }
 
 bool Game::has_eligible(int owner, int max_value) const {
@@ -166,10 +164,13 @@ std::vector<int> Game::salvage_options(const Op& op) const {
 }
 
 // Where a redirected event may go: the flipper's left, or with to = "choice" any other seat.
-std::vector<int> Game::redirect_seats(int flipper, const Op& op) const {
+Seats Game::redirect_seats(int flipper, const Op& op) const {
     const int n = s_.n;
-    if (!op.to_choice) return {(flipper + 1) % n};
-    std::vector<int> out;
+    Seats out;
+    if (!op.to_choice) {
+        out.push_back((flipper + 1) % n);
+        return out;
+    }
     for (int p = 0; p < n; ++p)
         if (p != flipper) out.push_back(p);
     return out;
@@ -192,9 +193,9 @@ std::pair<int, int> Game::tribute_seats(int you) const {
 
 // The seats that pass a treasure in a pass_left, in turn order from ``you`` (without ``you``
 // with skip_you): those with a treasure to pass.
-std::vector<int> Game::pass_seats(int you, const Op& op) const {
+Seats Game::pass_seats(int you, const Op& op) const {
     const int n = s_.n;
-    std::vector<int> out;
+    Seats out;
     for (int i = 0; i < n; ++i) {
         int p = (you + i) % n;
         if (!(i == 0 && op.skip_you) && !s_.hoards[p].empty()) out.push_back(p);
@@ -202,11 +203,11 @@ std::vector<int> Game::pass_seats(int you, const Op& op) const {
     return out;
 }
 
-int Game::ask_treasures(int player, const std::vector<int>& kinds, int purpose, Context ctx) {
+int Game::ask_treasures(int player, const std::vector<int>& kinds, int purpose, const Context& ctx) {
     std::vector<int>& choices = s_.pending.choices;
     choices.clear();
     for (int k : kinds) choices.push_back(cards_->TREASURE + k);
-    return ask_in_place(player, purpose, std::move(ctx));
+    return ask_in_place(player, purpose, ctx);
 }
 
 // Steal, break and trade: a victim seat, then treasure(s), then (trade) the treasure given.
@@ -218,7 +219,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
     const int you = fr.you;
     const int purpose_from = op.code == OP_STEAL ? P_STEAL_FROM : op.code == OP_BREAK ? P_BREAK_FROM : P_TRADE_FROM;
     int actor = op.code == OP_STEAL ? thief(you, op) : you;
-    Context ctx;
+    Context& ctx = new_context();
     ctx.ability = fr.ability;
     ctx.actor = actor;
     if (t.victim == ABSENT) {
@@ -235,7 +236,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
             std::vector<int>& choices = s_.pending.choices;
             choices.clear();
             for (int v : cands) choices.push_back(seat_action(actor, v));
-            return ask_in_place(actor, purpose_from, std::move(ctx));
+            return ask_in_place(actor, purpose_from, ctx);
         }
         t.victim = seat_from_action(actor, a);
         t.actor = actor;
@@ -252,7 +253,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
         if (t.picks.empty()) {
             if (a == ABSENT) {
                 std::vector<int> takes = trade_takes(you, victim, op);
-                return ask_treasures(actor, takes, P_TRADE_TAKE, std::move(ctx));
+                return ask_treasures(actor, takes, P_TRADE_TAKE, ctx);
             }
             t.picks.push_back(treasure_of(a));
             ctx.picks = t.picks;
@@ -261,7 +262,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
         if (t.give == ABSENT) {
             if (a == ABSENT)
                 return ask_treasures(actor, trade_gives_for(you, victim, t.picks[0], op),
-                           P_TRADE_GIVE, std::move(ctx));
+                           P_TRADE_GIVE, ctx);
             t.give = treasure_of(a);
         }
         t.done = true;
@@ -276,14 +277,14 @@ int Game::choose_hoard_target(int fi, const Op& op) {
         ctx.picks = t.picks;
     }
     if (static_cast<int>(t.picks.size()) < op.count) {
-        std::vector<int> opts = eligible(victim, op.max_value, t.picks);
-        if (!opts.empty()) {
+        const KindSet opts = eligible_kinds(victim, op.max_value, t.picks);
+        if (opts.begin() != opts.end()) {
             std::vector<int>& choices = s_.pending.choices;
             choices.clear();
             if (!t.picks.empty()) choices.push_back(cards_->END);
             for (int k : opts) choices.push_back(cards_->TREASURE + k);
             int purpose = op.code == OP_STEAL ? P_STEAL_PICK : P_BREAK_PICK;
-            return ask_in_place(actor, purpose, std::move(ctx));
+            return ask_in_place(actor, purpose, ctx);
         }
     }
     t.done = true;
@@ -307,11 +308,11 @@ int Game::choose_salvage(int fi, const Op& op) {
         fr.t.picks.clear();
         return DONE;
     }
-    Context ctx;
+    Context& ctx = new_context();
     ctx.ability = fr.ability;
     ctx.actor = fr.you;
     return ask_treasures(fr.you, opts, P_SALVAGE_PICK,
-               std::move(ctx));
+               ctx);
 }
 
 // Counteroffer: the replacement treasure, any of yours not already targeted.
@@ -329,19 +330,19 @@ int Game::choose_swap(int fi, const Op&) {
     std::vector<int> opts;
     for (int k : sorted_set(s_.hoards.at(you)))
         if (!contains(picks, k)) opts.push_back(k);
-    Context ctx;
+    Context& ctx = new_context();
     ctx.ability = fr.ability;
     ctx.actor = you;
-    return ask_treasures(you, opts, P_SWAP_PICK, std::move(ctx));
+    return ask_treasures(you, opts, P_SWAP_PICK, ctx);
 }
 
 int Game::choose_redirect(int fi, const Op& op) {
     if (frame(fi).t.done) return DONE;
-    const std::vector<int> seats = redirect_seats(crashed(fi).flipper, op);
+    const Seats seats = redirect_seats(crashed(fi).flipper, op);
     Frame& fr = frame(fi);
     if (!op.to_choice) {
         fr.t.done = true;
-        fr.t.seat = seats[0];
+        fr.t.seat = seats.p[0];
         return DONE;
     }
     int a = take_answer(fi);
@@ -353,10 +354,10 @@ int Game::choose_redirect(int fi, const Op& op) {
     }
     std::vector<int> choices;
     for (int p : seats) choices.push_back(seat_action(you, p));
-    Context ctx;
+    Context& ctx = new_context();
     ctx.ability = fr.ability;
     ctx.actor = you;
-    return ask(you, std::move(choices), P_REDIRECT_TO, std::move(ctx));
+    return ask(you, std::move(choices), P_REDIRECT_TO, ctx);
 }
 
 bool Game::is_targeted(int code) {
@@ -502,14 +503,14 @@ int Game::flip(int fi, const Op& op) {
     if (frame(fi).o.pushed) return DONE;
     int a = take_answer(fi);
     const int you = frame(fi).you;
-    Context ctx;
+    Context& ctx = new_context();
     ctx.ability = frame(fi).ability;
     ctx.actor = you;
     if (!frame(fi).o.has_shown) {
         if (op.optional) {
             if (s_.havok.empty()) return DONE;
             if (a == ABSENT)
-                return ask(you, {cards_->END, cards_->OPTION}, P_FLIP_OR_NOT, std::move(ctx));
+                return ask(you, {cards_->END, cards_->OPTION}, P_FLIP_OR_NOT, ctx);
             if (a == cards_->END) return DONE;
             a = ABSENT;
         }
@@ -532,7 +533,7 @@ int Game::flip(int fi, const Op& op) {
                 options.push_back(cards_->OPTION + static_cast<int>(i));
         ctx.has_shown = true;
         ctx.shown = shown;
-        return ask(you, std::move(options), P_RESOLVE_WHICH, std::move(ctx));
+        return ask(you, std::move(options), P_RESOLVE_WHICH, ctx);
     }
     int i = a != ABSENT ? a - cards_->OPTION : 0;
     if (i < 0 || i >= static_cast<int>(shown.size())) throw CoreError("bad option");
@@ -557,12 +558,12 @@ int Game::foresight(int fi, const Op& op) {
         s_.known[you] = top;
         std::vector<int> choices{cards_->END};
         for (size_t i = 0; i < top.size(); ++i) choices.push_back(cards_->OPTION + static_cast<int>(i));
-        Context ctx;
+        Context& ctx = new_context();
         ctx.ability = frame(fi).ability;
         ctx.actor = you;
         ctx.has_shown = true;
         ctx.shown = top;
-        return ask(you, std::move(choices), P_BOTTOM, std::move(ctx));
+        return ask(you, std::move(choices), P_BOTTOM, ctx);
     }
     if (a != cards_->END && s_.havok.size() > 1) {
         int i = a - cards_->OPTION;
@@ -589,10 +590,10 @@ int Game::recall(int fi, const Op&) {
         if (kinds.empty()) return DONE;
         std::vector<int> choices;
         for (int k : kinds) choices.push_back(card_action(k));
-        Context ctx;
+        Context& ctx = new_context();
         ctx.ability = frame(fi).ability;
         ctx.actor = you;
-        return ask(you, std::move(choices), P_RECALL_PICK, std::move(ctx));
+        return ask(you, std::move(choices), P_RECALL_PICK, ctx);
     }
     int k = card_of(a);
     remove_one(s_.discard, k, "discard pile");
@@ -618,11 +619,11 @@ int Game::pass_left(int fi, const Op& op) {
         for (const auto& c : o.chosen) done = done || c.first == p;
         if (!done) {
             o.asking = p;
-            Context ctx;
+            Context& ctx = new_context();
             ctx.ability = frame(fi).ability;
             ctx.actor = you;
             return ask_treasures(p, sorted_set(s_.hoards[p]),
-                       P_PASS_PICK, std::move(ctx));
+                       P_PASS_PICK, ctx);
         }
     }
     const auto chosen = o.chosen;
@@ -654,11 +655,11 @@ int Game::break_lowest_all(int fi, const Op&) {
             if (worth(p, k) == low) lowest.insert(k);
         if (a == ABSENT && lowest.size() > 1) {
             frame(fi).o.i = i;
-            Context ctx;
+            Context& ctx = new_context();
             ctx.ability = frame(fi).ability;
             ctx.actor = you;
             return ask_treasures(p, {lowest.begin(), lowest.end()},
-                       P_RAID_PICK, std::move(ctx));
+                       P_RAID_PICK, ctx);
         }
         int k = a != ABSENT ? treasure_of(a) : *lowest.begin();
         a = ABSENT;
@@ -675,12 +676,12 @@ int Game::tribute(int fi, const Op&) {
     if (giver < 0) return DONE;
     int a = take_answer(fi);
     if (a == ABSENT) {
-        Context ctx;
+        Context& ctx = new_context();
         ctx.ability = frame(fi).ability;
         ctx.actor = you;
         ctx.target = taker;
         return ask_treasures(giver, sorted_set(s_.hoards[giver]),
-                   P_TRIBUTE_PICK, std::move(ctx));
+                   P_TRIBUTE_PICK, ctx);
     }
     move_treasure(giver, treasure_of(a), taker);
     return DONE;

@@ -168,23 +168,33 @@ int Game::take_answer(int fi) {
 
 // -- helpers used by the effect primitives ---------------------------------------------------
 
-int Game::ask(int player, std::vector<int> choices, int purpose, Context ctx) {
-    const int kind = PURPOSE_KINDS[purpose];
-    s_.has_pending = true;
-    s_.pending.player = player;
-    s_.pending.kind = kind;
-    s_.pending.purpose = purpose;
-    s_.pending.choices.assign(choices.begin(), choices.end());  // (the buffer kept for ask_in_place)
-    s_.pending.context = std::move(ctx);
-    return WAIT;
+// Questions fill the pending decision's context in place (new_context), so that its buffers (the
+// picks, the cards shown, the crash trigger's lists) are kept from one question to the next
+// rather than allocated for each: a context copied in and out was a good part of the core's
+// allocation.
+Context& Game::new_context() {
+    Context& c = s_.pending.context;
+    Trigger& t = c.trigger;
+    t.owners.clear(), t.picks.clear();
+    t.on = ON_EVENT, t.frame = 0, t.who = 0, t.card = NONE, t.crash_use = false, t.type = 0;
+    t.give = NONE, t.ability = 0;
+    c.has_trigger = c.has_picks = c.has_shown = false;
+    c.ability = c.actor = c.target = ABSENT;
+    c.picks.clear(), c.shown.clear();
+    return c;
 }
 
-int Game::ask_in_place(int player, int purpose, Context ctx) {
+int Game::ask(int player, const std::vector<int>& choices, int purpose, const Context& ctx) {
+    s_.pending.choices.assign(choices.begin(), choices.end());  // (the buffer kept for ask_in_place)
+    return ask_in_place(player, purpose, ctx);
+}
+
+int Game::ask_in_place(int player, int purpose, const Context& ctx) {
+    if (&ctx != &s_.pending.context) throw CoreError("a question's context must come from new_context()");
     s_.has_pending = true;
     s_.pending.player = player;
     s_.pending.kind = PURPOSE_KINDS[purpose];
     s_.pending.purpose = purpose;
-    s_.pending.context = std::move(ctx);
     return WAIT;
 }
 
@@ -430,7 +440,7 @@ int Game::run_turn(int fi) {
     int a = take_answer(fi);
     if (a == ABSENT) {
         main_choices(p, s_.pending.choices);
-        return ask_in_place(p, P_MAIN);
+        return ask_in_place(p, P_MAIN, new_context());
     }
     if (a == cs.END || a >= cs.DISCARD) {
         if (a != cs.END) {
@@ -450,23 +460,23 @@ int Game::run_turn(int fi) {
         frame(fi).step = 0;
         return CONTINUE;
     }
-    Frame use;
+    const int k = a == cs.INNATE_PLAY ? NONE : card_of(a);
+    if (k != NONE) remove_one(s_.hands[p], k, "hand");  // (the checks before anything changes)
+    // (built in place: a Frame is a few hundred bytes, and a moved one still has to be destroyed)
+    Frame& use = s_.stack.emplace_back();
     use.f = F_USE;
     use.user = use.you = p;
-    if (a == cs.INNATE_PLAY) {
+    if (k == NONE) {
         use.ability = cs.innate(s_.dragons[p], false);
         use.card = NONE;
         s_.innate_used[p] = true;
         s_.ready[p] = false;
     } else {
-        int k = card_of(a);
         use.ability = use.card = k;
-        remove_one(s_.hands[p], k, "hand");
         s_.in_play.push_back(k);
         s_.cards_used[p] += 1;
     }
     if (logging()) say(seat_name(p) + " uses " + ability_name(use.ability));
-    s_.stack.push_back(std::move(use));
     return CONTINUE;
 }
 
@@ -641,10 +651,10 @@ int Game::run_window(int fi) {
         std::vector<int>& all = s_.pending.choices;
         all.assign(1, cs.END);
         all.insert(all.end(), choices.begin(), choices.end());
-        Context ctx;
+        Context& ctx = new_context();
         ctx.has_trigger = true;
         ctx.trigger = fr.trig;
-        return ask_in_place(p, P_CRASH, std::move(ctx));
+        return ask_in_place(p, P_CRASH, ctx);
     }
     const int crashed_frame = fr.trig.frame;
     const std::vector<std::pair<int, int>> decl = std::move(fr.decl);
@@ -681,14 +691,13 @@ int Game::run_window(int fi) {
     }
     int p = win.first;
     if (logging()) say(seat_name(p) + " crashes with " + ability_name(ref));
-    Frame use;
+    Frame& use = s_.stack.emplace_back();
     use.f = F_USE;
     use.user = use.you = p;
     use.ability = ref;
     use.card = card;
     use.crash_use = true;
     use.crashed = crashed_frame;
-    s_.stack.push_back(std::move(use));
     return CONTINUE;
 }
 

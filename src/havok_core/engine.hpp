@@ -151,6 +151,8 @@ public:
     Seats victim_seats(int you, int actor, int sel) const;
     int thief(int you, const Op& op) const;
     std::vector<int> eligible(int owner, int max_value, const Cards& exclude = {}) const;
+    // eligible() in a fixed buffer, for the question that lists them
+    KindSet eligible_kinds(int owner, int max_value, const Cards& exclude = {}) const;
     std::vector<int> trade_gives(int you, const Op& op) const;
     static long long trade_min_give(const Op& op, int take_value);
     std::vector<int> trade_takes(int you, int victim, const Op& op) const;
@@ -158,10 +160,10 @@ public:
     std::vector<int> candidates(int you, const Op& op) const;
     Seats candidate_seats(int you, const Op& op) const;  // candidates(), without allocating
     std::vector<int> salvage_options(const Op& op) const;
-    std::vector<int> redirect_seats(int flipper, const Op& op) const;
+    Seats redirect_seats(int flipper, const Op& op) const;
     // (giver, taker) of a tribute, or (-1, -1) when all hoards are worth the same
     std::pair<int, int> tribute_seats(int you) const;
-    std::vector<int> pass_seats(int you, const Op& op) const;
+    Seats pass_seats(int you, const Op& op) const;
     // The trigger of the crash window that opens on frame ``fi``.
     Trigger trigger_of(int fi) const;
     // The effect list of ability ``ref`` used by (or resolving for) ``seat``.
@@ -187,21 +189,24 @@ private:
     void deal(int n, std::vector<int> dragons, uint64_t seed, bool log, bool advance);
     void setup(bool advance);
     Frame& frame(int index) {
-        if (index < 0 || index >= static_cast<int>(s_.stack.size())) throw CoreError("no such frame");
+        if (index < 0 || index >= static_cast<int>(s_.stack.size())) fail("no such frame");
         return s_.stack[index];
     }
     const Frame& frame(int index) const {
-        if (index < 0 || index >= static_cast<int>(s_.stack.size())) throw CoreError("no such frame");
+        if (index < 0 || index >= static_cast<int>(s_.stack.size())) fail("no such frame");
         return s_.stack[index];
     }
 
     // helpers the primitives use (engine.py's Game methods of the same names)
-    // stops for ``player``'s decision; the purpose gives its kind (PURPOSE_KINDS)
-    int ask(int player, std::vector<int> choices, int purpose, Context ctx = {});
+    // the pending decision's context, emptied for the next question to fill in place
+    Context& new_context();
+    // stops for ``player``'s decision; the purpose gives its kind (PURPOSE_KINDS); ``ctx`` is the
+    // one new_context() gave (CoreError otherwise)
+    int ask(int player, const std::vector<int>& choices, int purpose, const Context& ctx);
     // ask() for choices already written into pending.choices (its buffer reused, not reallocated)
-    int ask_in_place(int player, int purpose, Context ctx = {});
+    int ask_in_place(int player, int purpose, const Context& ctx);
     // ask() for treasure kinds, as TREASURE actions written into pending.choices
-    int ask_treasures(int player, const std::vector<int>& kinds, int purpose, Context ctx = {});
+    int ask_treasures(int player, const std::vector<int>& kinds, int purpose, const Context& ctx);
     void say(const std::string& text);
     bool logging() const { return s_.has_log; }
     std::string seat_name(int seat) const { return "player_" + std::to_string(seat); }

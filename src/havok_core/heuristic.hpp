@@ -52,9 +52,9 @@ public:
     std::vector<int> trade_gives(int you, const Op& op) const { return g_.trade_gives(you, op); }
     std::vector<int> trade_takes(int you, int victim, const Op& op) const { return g_.trade_takes(you, victim, op); }
     std::vector<int> salvage_options(const Op& op) const { return g_.salvage_options(op); }
-    std::vector<int> redirect_seats(int flipper, const Op& op) const { return g_.redirect_seats(flipper, op); }
+    std::vector<int> redirect_seats(int flipper, const Op& op) const { return g_.redirect_seats(flipper, op).vec(); }
     std::pair<int, int> tribute_seats(int you) const { return g_.tribute_seats(you); }
-    std::vector<int> pass_seats(int you, const Op& op) const { return g_.pass_seats(you, op); }
+    std::vector<int> pass_seats(int you, const Op& op) const { return g_.pass_seats(you, op).vec(); }
 
 private:
     const State& s() const { return g_.state(); }

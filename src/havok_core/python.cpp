@@ -211,18 +211,25 @@ int ref_from_py(const CardTables& cs, nb::handle h) {
 
 nb::object opt_to_py(int v) { return v == NONE ? nb::object(nb::none()) : nb::object(nb::int_(v)); }
 
-// (sized once and filled in place: legal_actions() builds one of these at every decision)
-nb::list list_of(const std::vector<int>& v) {
+// A new Python list of ``v`` (nullptr with the error set when out of memory), sized once and
+// filled in place: legal_actions() builds one of these at every decision.
+PyObject* new_list(const std::vector<int>& v) {
     PyObject* out = PyList_New(static_cast<Py_ssize_t>(v.size()));
-    if (!out) throw nb::python_error();
+    if (!out) return nullptr;
     for (size_t i = 0; i < v.size(); ++i) {
         PyObject* x = PyLong_FromLong(v[i]);
         if (!x) {
             Py_DECREF(out);
-            throw nb::python_error();
+            return nullptr;
         }
         PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), x);
     }
+    return out;
+}
+
+nb::list list_of(const std::vector<int>& v) {
+    PyObject* out = new_list(v);
+    if (!out) throw nb::python_error();
     return nb::steal<nb::list>(out);
 }
 
@@ -1010,6 +1017,18 @@ PyObject* game_apply(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, P
     return PyObject_VectorcallMethod(checked_name, call.data(), 1 + nargs, kwnames);
 }
 
+// Game.legal_actions(): a plain C method of the core's Game (installed over the class's attribute
+// below), since one Python call per decision is the benchmark's bar and nanobind's dispatch
+// (argument casting, overload resolution) was a good part of this call's time.
+PyObject* legal_actions_c(PyObject* self, PyObject*) {
+    const State& s = nb::inst_ptr<PyGame>(self)->g->state();
+    return s.has_pending ? new_list(s.pending.choices) : PyList_New(0);
+}
+
+PyMethodDef legal_actions_def = {
+    "legal_actions", legal_actions_c, METH_NOARGS,
+    "legal_actions($self, /)\n--\n\nThe pending decision's legal actions (a new list; empty when the game is over)."};
+
 PyMethodDef game_apply_def = {
     "apply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(game_apply)), METH_FASTCALL | METH_KEYWORDS,
     "apply($self, /, action)\n--\n\nTake ``action`` for the pending decision and advance to the next one."};
@@ -1243,10 +1262,6 @@ NB_MODULE(_core, m) {
             int p = self.g->to_act();
             return p < 0 ? nb::none() : nb::object(nb::int_(p));
         })
-        .def("legal_actions", [](const PyGame& self) {
-            const State& s = self.g->state();
-            return s.has_pending ? list_of(s.pending.choices) : nb::list();
-        })
         .def("is_legal", [](const PyGame& self, int a) { return self.g->is_legal(a); })
         .def("pending", [](const PyGame& self) { return pending_to_py(*self.g); })
         .def("result", [](const PyGame& self) { return result_to_py(self.g->state()); })
@@ -1309,7 +1324,7 @@ NB_MODULE(_core, m) {
             return self.g->salvage_options(parse_op(op));
         })
         .def("redirect_seats", [](const PyGame& self, int flipper, nb::dict op) {
-            return self.g->redirect_seats(seat_arg(self, flipper), parse_op(op));
+            return self.g->redirect_seats(seat_arg(self, flipper), parse_op(op)).vec();
         })
         .def("tribute_seats", [](const PyGame& self, int you) {
             auto [giver, taker] = self.g->tribute_seats(seat_arg(self, you));
@@ -1317,7 +1332,7 @@ NB_MODULE(_core, m) {
             return nb::object(nb::make_tuple(giver, taker));
         })
         .def("pass_seats", [](const PyGame& self, int you, nb::dict op) {
-            return self.g->pass_seats(seat_arg(self, you), parse_op(op));
+            return self.g->pass_seats(seat_arg(self, you), parse_op(op)).vec();
         })
         .def("op_usable", [](const PyGame& self, int seat, nb::dict op) {
             if (seat < 0 || seat >= self.g->state().n) throw CoreError("no such seat");
@@ -1371,6 +1386,13 @@ NB_MODULE(_core, m) {
         .def("set", &set_field, nb::arg("name"), nb::arg("value").none(),
              "Replace one field of the state (a list, a value or the stack; None clears the log, "
              "the pending decision or the result).");
+
+    {
+        PyObject* type = nb::type<PyGame>().ptr();
+        PyObject* d = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(type), &legal_actions_def);
+        if (d == nullptr || PyObject_SetAttrString(type, "legal_actions", d) != 0) throw nb::python_error();
+        Py_DECREF(d);
+    }
 
     // the heuristic bot (heuristic.cpp; agents/heuristic.py is its Python face) and search rollouts with it
     nb::class_<Heuristic>(m, "Heuristic")
