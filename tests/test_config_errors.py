@@ -152,6 +152,21 @@ def test_apply_is_called_like_the_method_it_was():
         Game.apply(object(), 1)
 
 
+def test_legal_actions_is_one_c_call_giving_a_new_list():
+    # a plain C method of the core (no nanobind dispatch per decision); each call a new list
+    g = Game(2, seed=3)
+    assert type(g.legal_actions).__name__ == "builtin_function_or_method"
+    first = g.legal_actions()
+    assert first == g.pending["choices"] and first is not g.legal_actions()
+    first.append(-1)  # the caller's to keep or change
+    assert g.legal_actions() == first[:-1]
+    with pytest.raises(TypeError):
+        g.legal_actions(1)
+    while not g.is_over:
+        g.apply(g.legal_actions()[-1])
+    assert g.legal_actions() == []
+
+
 def test_no_action_after_the_end_whatever_its_type():
     np = pytest.importorskip("numpy")
     import random
