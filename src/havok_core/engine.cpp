@@ -174,13 +174,14 @@ int Game::take_answer(int fi) {
 // allocation.
 Context& Game::new_context() {
     Context& c = s_.pending.context;
-    Trigger& t = c.trigger;
-    t.owners.clear(), t.picks.clear();
-    t.on = ON_EVENT, t.frame = 0, t.who = 0, t.card = NONE, t.crash_use = false, t.type = 0;
-    t.give = NONE, t.ability = 0;
-    c.has_trigger = c.has_picks = c.has_shown = false;
-    c.ability = c.actor = c.target = ABSENT;
-    c.picks.clear(), c.shown.clear();
+    Cards* lists[] = {&c.trigger.owners, &c.trigger.picks, &c.picks, &c.shown};
+    Cards kept[4];
+    for (int i = 0; i < 4; ++i) kept[i] = std::move(*lists[i]);
+    c = Context{};  // every field as a new context has it, then the emptied lists moved back
+    for (int i = 0; i < 4; ++i) {
+        kept[i].clear();
+        *lists[i] = std::move(kept[i]);
+    }
     return c;
 }
 
