@@ -370,15 +370,17 @@ class _Tracer:
                 self.points.append(self.after(ev, ev.outcomes[ev.actual]))
         dealt = [[] for _ in range(n)]
         pool = Counter(self.deck)
+        undealt = list(self.deck)  # in the deck's order: a card's kind, by copies
         for r in range(len(s.hands[0])):
             for p in range(n):
                 card = s.hands[p][r]
                 kinds = sorted(pool)
                 ev = self.event("deal", p, 0, kinds, [pool[k] for k in kinds], kinds.index(card),
-                                ("deal", s, [list(h) for h in dealt], p))
+                                ("deal", s, [list(h) for h in dealt], p, undealt[:]))
                 if self.check:
                     self.points.append(self.after(ev, card))
                 dealt[p].append(card)
+                undealt.remove(card)
                 pool[card] -= 1
                 if not pool[card]:
                     del pool[card]
@@ -481,12 +483,11 @@ class _Tracer:
             for seat, d in zip(where[2], o):
                 dragons[seat] = d
             hands = [[] for _ in range(s.num_players)]
+            rest = list(self.deck)
         else:
             dragons = s.dragons
             hands = [list(h) for h in where[2]]
             hands[where[3]].append(o)
-        rest = list(self.deck)
-        for h in hands:
-            for k in h:
-                rest.remove(k)
+            rest = where[4][:]  # the cards not dealt before this one
+            rest.remove(o)
         return (s.view(turn=0, current=-1, stack=[], hands=hands, hijinks=rest, dragons=dragons), 0)

@@ -82,9 +82,25 @@ def bad_state(**changed):
     ([(bad_state(stack=[{"f": "use", "user": 0, "you": 0, "ability": 3}]), 0)], (), "no such ability"),
     ([(bad_state(stack=["turn"]), 0)], (), "must be a dict"),
     ([(bad_state(turn="7"), 0)], (), "turn must be an integer"),
+    ([(bad_state(ready=["yes", False]), 0)], (), "ready must be an integer"),
     ([(object(), 0)], (), "has no field 'num_players'"),
     ([(bad_state(),)], (), "(state, top_seen) pairs"),
 ])
 def test_a_state_the_features_cannot_read_is_a_clear_error(states, seats, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         features(states, seats)
+
+
+def test_a_state_that_empties_the_list_while_it_is_read_is_no_crash():
+    # reading a state may run Python code (a live view's fields): the list is held as it was
+    plain = bad_state()
+    states = []
+
+    class Emptying:
+        def __getattr__(self, name):
+            states.clear()
+            return getattr(plain, name)
+
+    states += [(plain, 0), (Emptying(), 0), (plain, 1)]
+    x = features(states)
+    assert np.array_equal(x, features([(plain, 0), (plain, 0), (plain, 1)]))

@@ -782,10 +782,8 @@ PyObject* needed(PyObject* d, PyObject* key) {
 
 bool flag(PyObject* d, PyObject* key) {
     PyObject* v = entry(d, key);
-    if (v == nullptr) return false;
-    const int t = PyObject_IsTrue(v);
-    if (t < 0) throw nb::python_error();
-    return t;
+    if (v == nullptr || v == Py_None) return false;
+    return PyBool_Check(v) ? v == Py_True : int_of(v, "a frame's flag") != 0;
 }
 
 void read_frame(const CardTables& cs, PyObject* d, Frame& fr) {
@@ -827,7 +825,7 @@ const State& read_value_state(const PyValueLayout& L, PyObject* pair, int n, Sta
     Py_ssize_t len;
     PyObject* const* p = items_of(pair, len, "each of features()'s states");
     if (len != 2) bad("features() takes (state, top_seen) pairs");
-    const nb::handle o = p[0];
+    const nb::object o = nb::borrow(p[0]);
     top = int_of(p[1], "top_seen");
     if (o.type().is(L.live)) {
         const State& live = nb::cast<const PyGame&>(field(o, N.core)).g->state();
@@ -869,9 +867,11 @@ const State& read_value_state(const PyValueLayout& L, PyObject* pair, int n, Sta
         nb::object v = field(o, name);
         PyObject* const* it = seat_items(v.ptr(), n_, what);
         for (int q = 0; q < n_; ++q) {
-            const int t = PyObject_IsTrue(it[q]);
-            if (t < 0) throw nb::python_error();
-            out[q] = t;
+            PyObject* x = it[q];
+            if (PyBool_Check(x))
+                out[q] = x == Py_True;
+            else
+                out[q] = int_of(x, what) != 0;
         }
     };
     flags(N.ready, s.ready, "ready");
@@ -896,7 +896,11 @@ using FeatureRows = nb::ndarray<nb::numpy, float, nb::ndim<2>>;
 // The rows of evaluation.value.features for a list of (state, top_seen) pairs of one player count.
 FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vector<int>& random_seats) {
     Py_ssize_t count;
-    PyObject* const* items = items_of(states.ptr(), count, "features()'s states");
+    items_of(states.ptr(), count, "features()'s states");  // a list or tuple
+    // held as a tuple of its own: reading a state may run Python code (a live view's fields)
+    const nb::object held = nb::steal(PySequence_Tuple(states.ptr()));
+    if (!held.is_valid()) throw nb::python_error();
+    PyObject* const* items = items_of(held.ptr(), count, "features()'s states");
     const size_t size = static_cast<size_t>(L.layout.size);
     State s;
     int n = -1;  // the player count, from the first state
