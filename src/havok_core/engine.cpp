@@ -527,6 +527,8 @@ std::vector<std::pair<int, std::vector<int>>> Game::crash_order(const Trigger& t
     std::vector<std::pair<int, std::vector<int>>> order;
     for (int i = 0; i < s_.n; ++i) {
         int p = (s_.current + i) % s_.n;
+        // nobody crashes their own use or treasure (triggered() refuses them): not asked
+        if (p == trig.who && trig.on != ON_EVENT) continue;
         std::vector<int> choices = crash_choices(p, trig);
         if (!choices.empty()) order.emplace_back(p, std::move(choices));
     }

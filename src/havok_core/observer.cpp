@@ -96,8 +96,11 @@ void observe(const Game& g, const ObsLayout& L, int seat, float* obs, int8_t* ma
         b[L.is_current] = p == s.current;
         // the Python observer divides in double precision, then stores a float32
         b[L.hand_size] = of_hand(static_cast<long>(s.hands[p].size()));
-        b[L.score] = of_win(g.score(p));
-        for (int k : s.hoards[p]) b[L.hoard + k] += 1;
+        // the hoard's counts and its worth (Game::score) in one pass
+        const std::vector<int>& worth = cs.worth[s.dragons[p]];
+        int score = 0;
+        for (int k : s.hoards[p]) b[L.hoard + k] += 1, score += worth[k];
+        b[L.score] = of_win(score);
     }
     for (int k : s.discard) obs[L.discard + k - fh] += 1;
     for (int k : s.trash) obs[L.trash + k] += 1;
