@@ -432,22 +432,38 @@ def run(args) -> dict:
             self.start = model.num_timesteps
 
         def _on_step(self) -> bool:
+            return True
+
+        def _on_rollout_start(self) -> None:
+            # Between updates, not inside a rollout: the policy changes only in an update, so a
+            # snapshot, checkpoint or evaluation made while a rollout is being collected would be
+            # the model before that rollout's update, labelled with steps it was not trained on.
             done = self.model.num_timesteps - self.start
             if args.self_play and done >= self.next_snap:
-                self.next_snap += self.snap_every
+                self.next_snap = self.after(self.next_snap, self.snap_every, done)
                 os.makedirs(ckpt_dir, exist_ok=True)
                 p = os.path.join(ckpt_dir, f"snapshot_{self.model.num_timesteps}")
                 save(self.model, p)
                 state["snapshots"] = (state["snapshots"] + [p])[-args.pool_size:] if args.pool_size else []
                 self.training_env.env_method("set_opponents", opponent_factory(state["snapshots"]))
+            self.checkpoint(done)
+            if args.eval_every and args.eval_games and done >= self.next_eval:
+                self.next_eval = self.after(self.next_eval, args.eval_every, done)
+                self.run_eval()
+
+        @staticmethod
+        def after(due: int, every: int, done: int) -> int:
+            """The next multiple of ``every`` past ``done`` (one act per update, however small
+            ``every`` is)."""
+            while due <= done:
+                due += every
+            return due
+
+        def checkpoint(self, done: int) -> None:
             if self.ck_every and done >= self.next_ck:
-                self.next_ck += self.ck_every
+                self.next_ck = self.after(self.next_ck, self.ck_every, done)
                 os.makedirs(ckpt_dir, exist_ok=True)
                 save(self.model, os.path.join(ckpt_dir, f"step_{self.model.num_timesteps}"))
-            if args.eval_every and args.eval_games and done >= self.next_eval:
-                self.next_eval += args.eval_every
-                self.run_eval()
-            return True
 
         def run_eval(self, log=True):
             learner = PolicyAgent(sb3_model.tensors(self.model.policy), sb3_model.record(self.model, meta))
@@ -487,6 +503,7 @@ def run(args) -> dict:
     model.learn(total_timesteps=args.timesteps, callback=cb, progress_bar=not (args.no_progress or args.quiet),
                 reset_num_timesteps=not args.resume, tb_log_name=f"{dragon.affinity}_{players}p")
     venv.close()
+    cb.checkpoint(model.num_timesteps - cb.start)  # the last update's model, if one is due
     train_wall = time.time() - t0
     save(model, out + ".last", optimizer=True)
     if args.eval_every and args.eval_games and (not curve or curve[-1]["timesteps"] != model.num_timesteps):

@@ -68,6 +68,22 @@ def test_tiny_training_saves_model_and_record(tiny_model):
     assert play_game([start, make_agent("random")], seed=1, dragons=["fire", None])["result"] is not None
 
 
+def test_evaluations_and_checkpoints_are_of_the_model_their_steps_name(tiny_model):
+    # 512 steps per update (2 envs x 256): an evaluation or checkpoint is made between updates, of
+    # the model trained on exactly the steps it is labelled with, and the last update's model is
+    # among them (made inside a rollout, the one labelled 2048 was the model before its update)
+    from safetensors.numpy import load_file
+
+    with open(tiny_model + ".json") as f:
+        rec = json.load(f)
+    assert [pt["timesteps"] for pt in rec["curve"]] == [0, 1024, 2048]
+    ckpts = sorted(f for f in os.listdir(tiny_model + "_checkpoints") if f.endswith(".safetensors"))
+    assert ckpts == ["step_0.safetensors", "step_1024.safetensors", "step_2048.safetensors"]
+    last = load_file(tiny_model + ".last.safetensors")
+    at_end = load_file(tiny_model + "_checkpoints/step_2048.safetensors")
+    assert last.keys() == at_end.keys() and all((last[k] == at_end[k]).all() for k in last)
+
+
 def test_behaviour_cloning_imitates_the_teacher():
     from sb3_contrib import MaskablePPO
 
