@@ -10,9 +10,12 @@ the Havok deck in order), the generator, nor anything of the stack but what the 
 played. The native core writes the rows (``src/havok_core/value_features.cpp``), at the positions
 this module's layout hands it, straight from the states' fields.
 
-:class:`ValueModel` is a small fixed network over those rows (numpy only, batched), shipped in
+:class:`ValueModel` is a small fixed network over those rows, shipped in
 ``evaluation/data/value.npz`` (no pickles: loaded with ``allow_pickle=False``) with
-``value.json`` saying what it was fitted on (``evaluation/fit.py``).
+``value.json`` saying what it was fitted on (``evaluation/fit.py``). Its forward pass runs in the
+core too (``src/havok_core/value_net.cpp``): each row on its own in a fixed order of float32
+operations, skipping zero inputs and hidden units, so a value has the same bits on every machine,
+at any thread count and in any batch.
 """
 
 from __future__ import annotations
@@ -88,22 +91,39 @@ def layout(cs=None) -> _Layout:
     return got[1]
 
 
-def features(states, random_seats=(), cs=None) -> np.ndarray:
+def features(states, random_seats=(), cs=None, seats=None) -> np.ndarray:
     """Rows of features for a list of ``(GameState, top_seen)`` of one game's player count: one
     row per seat of each state, in order (state 0's seats, then state 1's...), each seen from its
-    seat. ``random_seats`` are the seats played by the uniformly random bot. A state is any object
-    with :class:`havok_env.state.GameState`'s fields (the tracer's plain-data states included);
-    the native core reads them and writes the rows."""
+    seat; with ``seats`` (distinct seats), only those seats' rows, in that order, the same rows as
+    among all seats'. ``random_seats`` are the seats played by the uniformly random bot. A state is
+    any object with :class:`havok_env.state.GameState`'s fields (the tracer's plain-data states
+    included); the native core reads them and writes the rows."""
     states = states if isinstance(states, (list, tuple)) else list(states)
-    return _core.value_features(layout(cs).core, states, [int(q) for q in random_seats])
+    seats = None if seats is None else [int(q) for q in seats]
+    return _core.value_features(layout(cs).core, states, [int(q) for q in random_seats], seats)
 
 
 class ValueModel:
     """A fixed network from :func:`features` rows to a seat's value: ReLU hidden layers and one
-    output, whose tanh estimates the seat's final reward."""
+    output, whose tanh estimates the seat's final reward. ``layers`` are (weights, biases) pairs,
+    weights of shape (inputs, outputs); :class:`ModelFileError` where they do not make such a
+    network (shapes that do not chain, a last layer of more than one output, a number that is not
+    finite). The core holds a copy of them, which values the rows."""
 
     def __init__(self, layers, meta: dict, cs=None):
-        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        try:
+            self.layers = [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32))
+                           for w, b in layers]
+        except (TypeError, ValueError) as e:
+            raise ModelFileError(f"a value network's layers are (weights, biases) pairs of numbers ({e})") from None
+        for i, (w, b) in enumerate(self.layers):
+            if w.ndim != 2 or b.ndim != 1:
+                raise ModelFileError(f"value network layer {i}: weights must be a matrix and biases a vector, "
+                                     f"not of shapes {w.shape} and {b.shape}")
+        try:
+            self.net = _core.ValueNet([w for w, _ in self.layers], [b for _, b in self.layers])
+        except _core.CoreError as e:
+            raise ModelFileError(str(e)) from None
         self.meta = meta
         self.cards = cs or default_cards()
 
@@ -120,13 +140,23 @@ class ValueModel:
             raise ModelFileError(f"no value model at {e.filename}") from None
         except (KeyError, ValueError, OSError) as e:
             raise ModelFileError(f"{npz} is not a value model ({type(e).__name__}: {e})") from None
+        for i, (w, b) in enumerate(layers):
+            if w.dtype != np.float32 or b.dtype != np.float32:
+                raise ModelFileError(f"{npz} is not a value model (layer {i} holds {w.dtype} and {b.dtype}, "
+                                     "not float32)")
+        try:
+            model = cls(layers, meta)
+        except ModelFileError as e:
+            raise ModelFileError(f"{npz} is not a value model ({e})") from None
+        if not isinstance(meta, dict):
+            raise ModelFileError(f"{npz.with_suffix('.json')} is not a value model's description")
         want = layout().size
-        got = layers[0][0].shape[0] if layers else None
+        got = model.net.inputs
         if meta.get("features_version") != FEATURES_VERSION or got != want:
             raise ModelFileError(f"{npz} reads features version {meta.get('features_version')} "
                                  f"({got} inputs); this is version {FEATURES_VERSION} ({want} inputs): "
                                  "refit it with python -m evaluation.fit")
-        return cls(layers, meta)
+        return model
 
     def save(self, path: str | Path) -> None:
         npz = Path(path)
@@ -137,19 +167,20 @@ class ValueModel:
         npz.with_suffix(".json").write_text(json.dumps(self.meta, indent=2) + "\n")
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """Values for rows of features, in [-1, 1]."""
-        h = x
-        for w, b in self.layers[:-1]:
-            h = np.maximum(h @ w + b, 0.0)
-        w, b = self.layers[-1]
-        return np.tanh(h @ w + b)[:, 0]
+        """Values (float32) for rows of features, in [-1, 1]: each row's the same whatever the
+        batch (the core's forward pass, ``src/havok_core/value_net.cpp``)."""
+        x = np.ascontiguousarray(x, np.float32)
+        if x.ndim != 2:
+            raise ValueError(f"predict() takes a matrix of feature rows, not an array of shape {x.shape}")
+        return self.net.predict(x)
 
-    def values(self, states, random_seats=()) -> np.ndarray:
-        """Each seat's value in each ``(GameState, top_seen)``: shape (len(states), seats)."""
+    def values(self, states, random_seats=(), seats=None) -> np.ndarray:
+        """Each seat's value in each ``(GameState, top_seen)``: shape (len(states), seats); with
+        ``seats``, only those seats' (one column each, in that order)."""
         if not states:
             return np.zeros((0, 0))
-        n = states[0][0].num_players
-        return self.predict(features(states, random_seats, self.cards)).reshape(len(states), n)
+        k = states[0][0].num_players if seats is None else len(seats)
+        return self.predict(features(states, random_seats, self.cards, seats)).reshape(len(states), k)
 
 
 class ModelFileError(ValueError):

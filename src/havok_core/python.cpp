@@ -18,6 +18,7 @@
 #include "heuristic.hpp"
 #include "observer.hpp"
 #include "value_features.hpp"
+#include "value_net.hpp"
 #include "vector.hpp"
 
 namespace nb = nanobind;
@@ -893,8 +894,10 @@ const State& read_value_state(const PyValueLayout& L, PyObject* pair, int n, Sta
 
 using FeatureRows = nb::ndarray<nb::numpy, float, nb::ndim<2>>;
 
-// The rows of evaluation.value.features for a list of (state, top_seen) pairs of one player count.
-FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vector<int>& random_seats) {
+// The rows of evaluation.value.features for a list of (state, top_seen) pairs of one player count:
+// of every seat, or of ``seats`` only (distinct seats, in the order given) when they are named.
+FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vector<int>& random_seats,
+                       const std::optional<std::vector<int>>& seats) {
     Py_ssize_t count;
     items_of(states.ptr(), count, "features()'s states");  // a list or tuple
     // held as a tuple of its own: reading a state may run Python code (a live view's fields)
@@ -905,6 +908,8 @@ FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vec
     State s;
     int n = -1;  // the player count, from the first state
     unsigned random = 0;
+    std::vector<int> want;                        // the seats whose rows are returned
+    std::vector<float> all;                       // a state's rows of every seat, where some are wanted
     std::unique_ptr<float[]> out(count ? nullptr : new float[1]);
     for (Py_ssize_t b = 0; b < count; ++b) {
         int top;
@@ -915,11 +920,30 @@ FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vec
                 if (q < 0 || q >= n) bad("random seat " + std::to_string(q) + " is not a seat of the game");
                 random |= 1u << q;
             }
-            out.reset(new float[static_cast<size_t>(count) * n * size]);
+            unsigned named = 0;
+            for (int q : seats.value_or(std::vector<int>())) {
+                if (q < 0 || q >= n) bad("seat " + std::to_string(q) + " is not a seat of the game");
+                if (named >> q & 1) bad("seat " + std::to_string(q) + " is named twice");
+                named |= 1u << q;
+                want.push_back(q);
+            }
+            if (!seats) {
+                for (int q = 0; q < n; ++q) want.push_back(q);
+            } else {
+                all.resize(static_cast<size_t>(n) * size);
+            }
+            out.reset(new float[std::max<size_t>(static_cast<size_t>(count) * want.size() * size, 1)]);
         }
-        value_features(*L.cards, L.layout, st, top, random, out.get() + static_cast<size_t>(b) * n * size);
+        float* rows = out.get() + static_cast<size_t>(b) * want.size() * size;
+        if (!seats) {
+            value_features(*L.cards, L.layout, st, top, random, rows);
+            continue;
+        }
+        value_features(*L.cards, L.layout, st, top, random, all.data());
+        for (size_t i = 0; i < want.size(); ++i)
+            std::copy_n(all.data() + static_cast<size_t>(want[i]) * size, size, rows + i * size);
     }
-    const size_t rows = static_cast<size_t>(count) * static_cast<size_t>(std::max(n, 0));
+    const size_t rows = static_cast<size_t>(count) * want.size();
     float* data = out.release();
     nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<float*>(p); });
     return FeatureRows(data, {rows, size}, owner);
@@ -1104,8 +1128,41 @@ NB_MODULE(_core, m) {
             self->cards = std::move(cs);
         });
     m.def("value_features", &value_rows, nb::arg("layout"), nb::arg("states"), nb::arg("random_seats"),
+          nb::arg("seats").none() = nb::none(),
           "The luck correction's value features of a list of (state, top_seen) pairs of one player "
-          "count: one row per seat of each state (evaluation/value.py).");
+          "count: one row per seat of each state, or per seat of ``seats`` (evaluation/value.py).");
+
+    using NetMatrix = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+    using NetVector = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+    nb::class_<ValueNet>(m, "ValueNet")
+        .def("__init__", [](ValueNet* self, const std::vector<NetMatrix>& weights, const std::vector<NetVector>& biases) {
+            std::vector<std::vector<float>> w, b;
+            std::vector<std::pair<int, int>> shapes;
+            for (const NetMatrix& x : weights) {
+                if (x.shape(0) > (1u << 20) || x.shape(1) > (1u << 20)) bad("a value network layer is too large");
+                w.emplace_back(x.data(), x.data() + x.size());
+                shapes.emplace_back(static_cast<int>(x.shape(0)), static_cast<int>(x.shape(1)));
+            }
+            for (const NetVector& x : biases) b.emplace_back(x.data(), x.data() + x.size());
+            new (self) ValueNet(std::move(w), std::move(b), shapes);
+        }, nb::arg("weights"), nb::arg("biases"),
+           "The luck correction's value network from its layers' (inputs x outputs) weights and biases "
+           "(float32), checked.")
+        .def_prop_ro("inputs", &ValueNet::inputs)
+        .def("predict", [](const ValueNet& net, NetMatrix rows) {
+            if (rows.shape(1) != static_cast<size_t>(net.inputs()))
+                bad("the value network takes rows of " + std::to_string(net.inputs()) + " features, not " +
+                    std::to_string(rows.shape(1)));
+            const size_t count = rows.shape(0);
+            std::unique_ptr<float[]> out(new float[std::max<size_t>(count, 1)]);
+            {
+                nb::gil_scoped_release nogil;
+                net.predict(rows.data(), count, out.get());
+            }
+            float* data = out.release();
+            nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<float*>(p); });
+            return nb::ndarray<nb::numpy, float, nb::ndim<1>>(data, {count}, owner);
+        }, nb::arg("rows"), "Each row's value, in [-1, 1] (the GIL released; src/havok_core/value_net.cpp).");
 
     using F32 = nb::ndarray<float, nb::c_contig, nb::device::cpu>;
     using I8 = nb::ndarray<int8_t, nb::c_contig, nb::device::cpu>;
