@@ -49,13 +49,14 @@ def unavailable() -> str | None:
     return None
 
 
-def corrected_or_none(record: dict, policies=(), ahead: bool = True) -> list[float] | None:
+def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None) -> list | None:
     """Each seat's corrected reward of a finished game, or None where :func:`unavailable` says
-    why the correction cannot be made: what tournaments and ledgers report. ``ahead``: see
-    :func:`analyse`."""
+    why the correction cannot be made: what tournaments and ledgers report. ``ahead`` and
+    ``seats``: see :func:`analyse`; a seat not in ``seats`` gets None."""
     if unavailable() is not None:
         return None
-    return [float(v) for v in analyse(record, policies, ahead=ahead).corrected]
+    c = analyse(record, policies, ahead=ahead, seats=seats).corrected
+    return [None if np.isnan(v) else float(v) for v in c]
 
 
 def random_seats(policies) -> list[int]:
@@ -85,16 +86,17 @@ class GameLuck:
         return out
 
 
-def _values(model: ValueModel, states: list, n: int, random=()) -> np.ndarray:
+def _values(model: ValueModel, states: list, n: int, random=(), seats=None) -> np.ndarray:
     """Values of a list of after-states: ``(GameState, top_seen)`` pairs (valued by the model) or
-    final rewards (taken as they are)."""
-    out = np.empty((len(states), n))
+    final rewards (taken as they are); with ``seats``, only those seats' (the other columns 0)."""
+    cols = list(range(n)) if seats is None else seats
+    out = np.zeros((len(states), n))
     idx = [i for i, a in enumerate(states) if isinstance(a, tuple)]
     if idx:
-        out[idx] = model.values([states[i] for i in idx], random)
+        out[np.ix_(idx, cols)] = model.values([states[i] for i in idx], random, seats)
     for i, a in enumerate(states):
         if not isinstance(a, tuple):
-            out[i] = a
+            out[i, cols] = np.asarray(a)[cols]
     return out
 
 
@@ -172,7 +174,7 @@ def lookahead(policies, num_players: int):
 
 
 def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: bool = False,
-            ahead: bool = True) -> GameLuck:
+            ahead: bool = True, seats=None) -> GameLuck:
     """The luck correction of one finished game. ``policies`` names each seat's agent (a spec
     such as ``random``, ``heuristic``, ``search``, a model path, ``human``; None if unknown): only
     the ``random`` bot's decisions are corrected. Raises :class:`TraceError` for a record that does
@@ -186,7 +188,11 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
 
     ``ahead`` (the default) takes the value where the known policies lead (:func:`lookahead`);
     ``ahead=False`` where each position stands. Both are unbiased; looking ahead varies less and
-    takes about 1.6 times as long."""
+    takes about 1.6 times as long.
+
+    ``seats`` (default: all) corrects only those seats: only their rows are valued, each seat's
+    figures are the same bits as when every seat is corrected, and the other seats' are NaN
+    (the game is traced in full either way)."""
     model = model or default_model()
     rand = random_seats(policies)
     advance = None
@@ -197,8 +203,12 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
     if tr.rewards is None:
         raise TraceError("the record stops before the end of the game")
     n = tr.num_players
+    if seats is not None:
+        seats = sorted({int(q) for q in seats})
+        if not all(0 <= q < n for q in seats):
+            raise ValueError(f"seats {seats} are not seats of a {n}-player game")
     flat = [a for ev in tr.events for a in ev.after]
-    values = _values(model, flat, n, rand)
+    values = _values(model, flat, n, rand, seats)
     corrections = np.zeros((len(tr.events), n))
     expected = np.zeros((len(tr.events), n))
     actual = np.zeros((len(tr.events), n))
@@ -213,15 +223,20 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
                     [ev.seat for ev in tr.events], [ev.turn for ev in tr.events])
     luck.expected, luck.actual = expected, actual
     if steps:
-        luck.steps = _steps(tr, model, policies, expected, actual, rand)
+        luck.steps = _steps(tr, model, policies, expected, actual, rand, seats)
+    if seats is not None:  # the same arithmetic on every column; the seats not asked for are NaN
+        other = [q for q in range(n) if q not in seats]
+        for a in (luck.corrected, luck.corrections, luck.expected, luck.actual,
+                  *(v for _, _, v in luck.steps or ())):
+            a[..., other] = np.nan
     return luck
 
 
-def _steps(tr, model, policies, expected, actual, rand) -> list:
+def _steps(tr, model, policies, expected, actual, rand, seats=None) -> list:
     """What is left of each step (see :func:`analyse`)."""
     n = tr.num_players
     points = tr.points
-    pv = _values(model, [p if p is not None else [0.0] * n for p in points], n, rand)
+    pv = _values(model, [p if p is not None else [0.0] * n for p in points], n, rand, seats)
     at = {ev.node: (e, ev) for e, ev in enumerate(tr.events)}
     out = []
     for t in range(len(points) - 1):
