@@ -72,6 +72,15 @@ def test_a_row_has_the_same_bits_alone_in_any_batch_and_on_any_thread():
     assert all(np.array_equal(o.view(np.uint32), whole.view(np.uint32)) for o in out)
 
 
+def test_the_four_and_eight_lane_code_give_the_same_bits():
+    # a machine without AVX2 runs the four-lane code (src/havok_core/value_net.cpp)
+    _, _, x = rows_of(("random", "heuristic", "random"), 9)
+    net = ValueModel(MODEL.layers, {}).net
+    eight = net.predict(x)
+    net.sse_only = True
+    assert np.array_equal(net.predict(x).view(np.uint32), eight.view(np.uint32))
+
+
 def test_zero_inputs_and_hidden_units_count_as_zeros():
     # a small network checked by hand: unit 0 of the hidden layer is negative (skipped), unit 1 is 2
     w0 = np.array([[1.0, 1.0], [0.0, 0.0], [-3.0, 0.5]], np.float32)

@@ -1149,6 +1149,7 @@ NB_MODULE(_core, m) {
            "The luck correction's value network from its layers' (inputs x outputs) weights and biases "
            "(float32), checked.")
         .def_prop_ro("inputs", &ValueNet::inputs)
+        .def_rw("sse_only", &ValueNet::sse_only, "Value with the four-lane code even where AVX2 is there.")
         .def("predict", [](const ValueNet& net, NetMatrix rows) {
             if (rows.shape(1) != static_cast<size_t>(net.inputs()))
                 bad("the value network takes rows of " + std::to_string(net.inputs()) + " features, not " +

@@ -10,10 +10,7 @@
 namespace havok {
 
 namespace {
-// four floats, one SSE register (GCC's and Clang's vector extension: each lane's product and sum
-// is the IEEE float operation, as if written one unit at a time)
-typedef float v4 __attribute__((vector_size(16)));
-constexpr int NV = 8, BLOCK = 4 * NV;  // units held in registers at a time
+constexpr int BLOCK = 32;  // units held in registers at a time
 }
 
 ValueNet::ValueNet(std::vector<std::vector<float>> weights, std::vector<std::vector<float>> biases,
@@ -45,38 +42,48 @@ ValueNet::ValueNet(std::vector<std::vector<float>> weights, std::vector<std::vec
         throw CoreError("a value network ends in one output, not " + std::to_string(shapes.back().second));
 }
 
+namespace {
+
+// Four or eight floats (GCC's and Clang's vector extension: each lane's product and sum is the IEEE
+// float operation, as if written one unit at a time), an SSE or an AVX register.
+typedef float v4 __attribute__((vector_size(16)));
+typedef float v8 __attribute__((vector_size(32)));
+
 // Each row on its own, in float32 (as the network was fitted), every product and sum rounded as
 // written (this file is compiled with -ffp-contract=off: no fused multiply-adds): a layer's unit j
 // starts at its bias and adds x[i] * w[i][j] for each nonzero input i in increasing i, one rounded
 // product and one rounded sum at a time; a hidden unit is then max(0, that). A zero input (or
 // hidden unit) adds nothing and is skipped, so its order and its count are the row's own, never
-// the batch's. The loop over j has no dependence between units, so the compiler may vectorise it
-// without changing any unit's sums. The output's tanh is taken in double and rounded to float once.
-void ValueNet::predict(const float* rows, size_t count, float* out) const {
-    std::vector<float> a(static_cast<size_t>(widest_)), h(static_cast<size_t>(widest_));
-    std::vector<int> nz(static_cast<size_t>(widest_));
-    const int width = inputs();
+// the batch's. The output's tanh is taken in double and rounded to float once.
+template <typename V>
+inline __attribute__((always_inline)) void forward(const std::vector<ValueNet::Layer>& layers, int widest,
+                                                   const float* rows, size_t count, float* out) {
+    constexpr int LANES = sizeof(V) / sizeof(float), NV = BLOCK / LANES;
+    std::vector<float> a(static_cast<size_t>(widest)), h(static_cast<size_t>(widest));
+    std::vector<int> nz(static_cast<size_t>(widest));
+    const int width = layers.front().in;
     for (size_t r = 0; r < count; ++r) {
         const float* x = rows + r * static_cast<size_t>(width);
         int k = 0;
         for (int i = 0; i < width; ++i)
             if (x[i] != 0.0f) nz[k++] = i;
-        for (size_t l = 0; l < layers_.size(); ++l) {
-            const Layer& L = layers_[l];
+        for (size_t l = 0; l < layers.size(); ++l) {
+            const ValueNet::Layer& L = layers[l];
             float* o = h.data();
-            // BLOCK units at a time, held in registers across the inputs (unit by unit the same
-            // sums in the same order; the compiler's own vectorisation gathered across inputs)
+            // BLOCK units at a time, held in registers across the inputs: unit by unit the same
+            // sums in the same order (the compiler's own vectorisation gathered across inputs)
             int j0 = 0;
             for (; j0 + BLOCK <= L.out; j0 += BLOCK) {
-                v4 acc[NV];
+                V acc[NV];
                 std::memcpy(acc, L.b.data() + j0, sizeof acc);
                 for (int t = 0; t < k; ++t) {
                     const int i = nz[t];
-                    const v4 v = {x[i], x[i], x[i], x[i]};
+                    V v;
+                    for (int e = 0; e < LANES; ++e) v[e] = x[i];
                     const float* w = L.w.data() + static_cast<size_t>(i) * L.out + j0;
                     for (int u = 0; u < NV; ++u) {
-                        v4 wu;
-                        std::memcpy(&wu, w + 4 * u, sizeof wu);
+                        V wu;
+                        std::memcpy(&wu, w + LANES * u, sizeof wu);
                         acc[u] += v * wu;
                     }
                 }
@@ -87,7 +94,7 @@ void ValueNet::predict(const float* rows, size_t count, float* out) const {
                 for (int t = 0; t < k; ++t) acc += x[nz[t]] * L.w[static_cast<size_t>(nz[t]) * L.out + j];
                 o[j] = acc;
             }
-            if (l + 1 == layers_.size()) {
+            if (l + 1 == layers.size()) {
                 out[r] = static_cast<float>(std::tanh(static_cast<double>(o[0])));
                 break;
             }
@@ -102,6 +109,32 @@ void ValueNet::predict(const float* rows, size_t count, float* out) const {
             x = a.data();
         }
     }
+}
+
+void forward_sse(const std::vector<ValueNet::Layer>& layers, int widest, const float* rows, size_t count,
+                 float* out) {
+    forward<v4>(layers, widest, rows, count, out);
+}
+
+// x86-64 machines with AVX2 run a copy compiled for it: the same operations, eight lanes to an
+// instruction rather than four (about 1.4 times as fast here). Neither copy can fuse a multiply
+// and an add (-ffp-contract=off, and no FMA target), so both give the same bits.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVOK_AVX2 1
+__attribute__((target("avx2"))) void forward_avx2(const std::vector<ValueNet::Layer>& layers, int widest,
+                                                  const float* rows, size_t count, float* out) {
+    forward<v8>(layers, widest, rows, count, out);
+}
+#endif
+
+}  // namespace
+
+void ValueNet::predict(const float* rows, size_t count, float* out) const {
+#ifdef HAVOK_AVX2
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2 && !sse_only) return forward_avx2(layers_, widest_, rows, count, out);
+#endif
+    forward_sse(layers_, widest_, rows, count, out);
 }
 
 }  // namespace havok

@@ -20,12 +20,15 @@ public:
     int inputs() const { return layers_.front().in; }
     // The values (in [-1, 1]) of ``count`` rows of inputs() floats each, row-major.
     void predict(const float* rows, size_t count, float* out) const;
+    // the four-lane code even where the machine has AVX2 (the tests compare the two)
+    bool sse_only = false;
 
-private:
     struct Layer {
         int in = 0, out = 0;
         std::vector<float> w, b;
     };
+
+private:
     std::vector<Layer> layers_;
     int widest_ = 0;  // the most units of any layer, inputs included
 };
