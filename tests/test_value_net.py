@@ -168,13 +168,18 @@ def test_correcting_some_seats_gives_them_the_same_bits(specs, seed):
         luck.analyse(rec, specs, seats=[len(specs)])
 
 
-def test_the_periodic_evaluation_corrects_the_learners_seat_as_a_full_correction_would():
-    w, d, lost, rewards, corrected = _play_chunk(("heuristic", "random", "fire", 2, 3, 0, 4))
-    for g in range(4):
+def test_the_periodic_evaluation_corrects_the_learners_seat_as_a_full_correction_would(monkeypatch):
+    asked = []
+    real = luck.corrected_or_none
+
+    def watch(rec, specs, **kw):
+        asked.append((rec, specs, kw))
+        return real(rec, specs, **kw)
+
+    monkeypatch.setattr(luck, "corrected_or_none", watch)
+    corrected = _play_chunk(("heuristic", "random", "fire", 2, 3, 0, 4))[4]
+    assert len(asked) == 4
+    for g, (rec, specs, kw) in enumerate(asked):
         seat = g % 2
-        table = [make_agent("random")]
-        table.insert(seat, make_agent("heuristic"))
-        specs = ["random", "random"]
-        specs[seat] = "learner"
-        rec = play_game(table, seed=3 + g, dragons=["fire" if p == seat else None for p in range(2)])
+        assert specs[seat] == "learner" and kw == {"ahead": False, "seats": [seat]}
         assert corrected[g] == luck.analyse(rec, specs, ahead=False).corrected[seat]
