@@ -292,46 +292,20 @@ class SeatView:
         declarations and choices, and the game's generator are resampled. The hidden cards are
         pooled in sorted order before shuffling, so the sample depends only on what the seat knows
         and on ``rng``.
+
+        The draws are the core's (``_core.determinize``): Python's own ``random.Random``
+        shuffles, ``getrandbits(64)`` for the world's generator and ``choice`` for hidden Tidal
+        Shift choices, run on ``rng``'s state, which is written back.
         """
+        if not isinstance(rng, random.Random):
+            raise TypeError(f"determinize needs a random.Random, not {type(rng).__name__}")
+        try:
+            version, words, gauss = rng.getstate()
+        except (NotImplementedError, TypeError, ValueError):  # random.SystemRandom has no state
+            raise TypeError(f"determinize needs a random.Random with a state, not {type(rng).__name__}") from None
         g = self._game.clone()
-        s, me, n = g.s, self.seat, self.num_players
-        others = [q for q in range(n) if q != me]
-        hands = s.hands
-        pool = sorted(s.hijinks + [k for q in others for k in hands[q]])
-        rng.shuffle(pool)
-        for q in others:
-            size = len(hands[q])
-            hands[q], pool = pool[:size], pool[size:]
-        havok, known = s.havok, s.known
-        k = len(known[me])
-        rest = sorted(havok[k:])
-        rng.shuffle(rest)
-        havok = havok[:k] + rest
-        for q in others:
-            known[q] = havok[: len(known[q])]
-        # the core's state is written back field by field (the hands first: crash_choices below
-        # reads them)
-        s.hands, s.hijinks, s.havok, s.known = hands, pool, havok, known
-        s.rng = rng.getrandbits(64)
-        turn_order = [(s.current + i) % n for i in range(n)]
-        stack = s.stack
-        for fr in stack:
-            if fr["f"] == "window":
-                # Others' declarations are hidden until the window closes, and so is which seats
-                # could crash: the seats still to be asked are re-derived from the sampled hands.
-                fr["decl"] = [d for d in fr["decl"] if d[0] == me]
-                if fr["order"] is not None:
-                    asked = fr["order"][: fr["i"] + 1]
-                    after = turn_order[turn_order.index(asked[-1][0]) + 1:] if asked else turn_order
-                    fr["order"] = asked + [[q, c] for q in after
-                                           if (c := g.crash_choices(q, fr["trig"]))]
-            chosen = fr.get("o", {}).get("chosen")
-            if chosen:  # Tidal Shift choices are hidden until everyone has chosen
-                hoards = s.hoards
-                for c in chosen:
-                    if c[0] != me:
-                        c[1] = rng.choice(sorted(set(hoards[c[0]])))
-        s.stack = stack
+        after = _core.determinize(g._core, self.seat, words)
+        rng.setstate((version, after, gauss))
         return g
 
 
@@ -345,9 +319,9 @@ def rollout(world, seat: int, max_turns: int | None, margin_weight: float,
     ``margin_weight`` times the margin; the decisions played). The GIL is released meanwhile."""
     state = None if rng is None else rng.getstate()
     value, steps, after = _core.rollout(world._core, seat, -1 if max_turns is None else max_turns,
-                                        margin_weight, None if state is None else list(state[1]))
+                                        margin_weight, None if state is None else state[1])
     if rng is not None:
-        rng.setstate((state[0], tuple(after), state[2]))
+        rng.setstate((state[0], after, state[2]))
     return value, steps
 
 

@@ -5,7 +5,9 @@ view."""
 
 import ast
 import dataclasses
+import json
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,8 @@ from havok_env.engine import Game
 from havok_env.view import PeekingView, SeatView
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+import determinize_golden  # noqa: E402
 
 
 def random_positions(n, games, seed0=0):
@@ -194,6 +198,66 @@ def test_a_peeking_view_names_what_it_peeks_at():
         PeekingView(game, 0, "everything")
     v = PeekingView.behind(SeatView(game, 1), "all")
     assert v.seat == 1 and v.determinize(random.Random(0)).snapshot() == game.snapshot()
+
+
+# -- determinization ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", json.loads((ROOT / "tests" / "data" / "determinize.json").read_text())["games"],
+                         ids=lambda g: f"{len(g['specs'])}p-seed{g['seed']}")
+def test_determinize_deals_the_worlds_and_draws_the_numbers_it_always_did(game):
+    """The core's determinization against worlds and generator states recorded from the former
+    Python implementation (tests/determinize_golden.py), crash windows and Tidal Shifts included."""
+    assert determinize_golden.samples(tuple(game["specs"]), game["seed"]) == game["samples"]
+
+
+def test_a_world_depends_only_on_what_the_seat_knows_and_the_generator():
+    """Two positions a seat cannot tell apart (the game and a world sampled from it) give the same
+    world from the same generator state, in crash windows and Tidal Shifts too."""
+    tried = hidden = 0
+    for n in (2, 3, 4):
+        for i, game in enumerate(random_positions(n, 6, seed0=300)):
+            if i % 3 and not determinize_golden.hidden_choices(game):
+                continue
+            for me in range(n):
+                view = SeatView(game, me)
+                other = SeatView(view.determinize(random.Random(i)), me)
+                a, b = random.Random(f"{i}/{me}"), random.Random(f"{i}/{me}")
+                assert view.determinize(a).fields() == other.determinize(b).fields()
+                assert a.getstate() == b.getstate()
+                tried += 1
+                hidden += determinize_golden.hidden_choices(game)
+    assert tried > 1000 and hidden > 100
+
+
+class _CorruptRandom(random.Random):
+    def getstate(self):
+        return (3, (1, 2, 3), None)
+
+
+@pytest.mark.parametrize("rng, error, match", [
+    (None, TypeError, "determinize needs a random.Random, not NoneType"),
+    (7, TypeError, "determinize needs a random.Random, not int"),
+    (random.SystemRandom(), TypeError, "determinize needs a random.Random with a state, not SystemRandom"),
+    (_CorruptRandom(1), ValueError, "not a random.Random state"),
+])
+def test_determinize_refuses_what_is_no_random_generator(rng, error, match):
+    game = Game(3, seed=5)
+    before = game.fields()
+    with pytest.raises(error, match=match) as e:
+        SeatView(game, 1).determinize(rng)
+    assert "\n" not in str(e.value) and game.fields() == before
+
+
+def test_determinize_writes_the_generator_back():
+    game = Game(2, seed=8)
+    a, b = random.Random(4), random.Random(4)
+    SeatView(game, 0).determinize(a)
+    assert a.getstate() != b.getstate()
+    b.shuffle(sorted(game.s.hijinks + game.s.hands[1]))  # the same draws, made by Python
+    b.shuffle(list(range(len(game.s.havok) - len(game.s.known[0]))))
+    b.getrandbits(64)
+    assert a.getstate() == b.getstate() and a.random() == b.random()
 
 
 # -- the only door ------------------------------------------------------------------------------

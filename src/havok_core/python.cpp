@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "determinize.hpp"
 #include "engine.hpp"
 #include "heuristic.hpp"
 #include "observer.hpp"
@@ -949,46 +950,37 @@ FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vec
     return FeatureRows(data, {rows, size}, owner);
 }
 
-// Python's random.Random (MT19937, CPython's genrand_uint32 and _randbelow), run on a state taken
-// from random.Random.getstate(): the random rollout players draw exactly what the Python ones did.
-struct PyRandom : RandomDraw {
-    uint32_t mt[624];
-    int index = 624;
-    explicit PyRandom(const std::vector<long long>& state) {
-        if (state.size() != 625 || state[624] < 0 || state[624] > 624) bad("not a random.Random state");
-        for (int i = 0; i < 624; ++i) mt[i] = static_cast<uint32_t>(state[i]);
-        index = static_cast<int>(state[624]);
-    }
-    uint32_t next() {
-        if (index >= 624) {
-            auto mix = [](uint32_t a, uint32_t b) { return (a & 0x80000000U) | (b & 0x7fffffffU); };
-            for (int k = 0; k < 624; ++k) {
-                uint32_t y = mix(mt[k], mt[(k + 1) % 624]);
-                mt[k] = mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
-            }
-            index = 0;
+// A random.Random state's words (getstate()[1]) in and out, read and built directly: a search
+// passes them at every world it samples, and nanobind's generic casters took longer than the
+// sampling itself.
+PyRandom random_from_py(nb::handle words) {
+    Py_ssize_t len = 0;
+    PyObject* const* it = PyList_Check(words.ptr()) || PyTuple_Check(words.ptr())
+                              ? items_of(words.ptr(), len, "the generator's state") : nullptr;
+    if (len != 625) bad("not a random.Random state");
+    std::vector<long long> state(625);
+    for (Py_ssize_t i = 0; i < 625; ++i) {
+        int overflow = 0;
+        state[i] = PyLong_Check(it[i]) ? PyLong_AsLongLongAndOverflow(it[i], &overflow) : -1;
+        if (overflow || (state[i] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            bad("not a random.Random state");
         }
-        uint32_t y = mt[index++];
-        y ^= y >> 11;
-        y ^= (y << 7) & 0x9d2c5680U;
-        y ^= (y << 15) & 0xefc60000U;
-        y ^= y >> 18;
-        return y;
     }
-    int below(int k) override {  // random.Random.randrange(k)
-        int bits = 0;
-        while ((k >> bits) != 0) ++bits;
-        uint32_t r;
-        do r = next() >> (32 - bits);
-        while (r >= static_cast<uint32_t>(k));
-        return static_cast<int>(r);
+    return PyRandom(state);
+}
+
+nb::object random_to_py(const PyRandom& rng) {
+    const std::vector<long long> state = rng.state();
+    nb::object out = nb::steal(PyTuple_New(625));
+    if (!out.is_valid()) throw nb::python_error();
+    for (Py_ssize_t i = 0; i < 625; ++i) {
+        PyObject* x = PyLong_FromLongLong(state[i]);
+        if (x == nullptr) throw nb::python_error();
+        PyTuple_SET_ITEM(out.ptr(), i, x);
     }
-    std::vector<long long> state() const {
-        std::vector<long long> out(mt, mt + 624);
-        out.push_back(index);
-        return out;
-    }
-};
+    return out;
+}
 
 // -- Game.apply -------------------------------------------------------------------------------
 // engine.Game.apply is this C function, a method of the Python class (installed by
@@ -1505,7 +1497,7 @@ NB_MODULE(_core, m) {
     m.def("rollout", [](PyGame& pg, int me, int max_turns, double margin_weight, nb::object rng_state) {
         if (me < 0 || me >= pg.g->state().n) throw CoreError("no such seat");
         std::unique_ptr<PyRandom> draw;
-        if (!rng_state.is_none()) draw = std::make_unique<PyRandom>(nb::cast<std::vector<long long>>(rng_state));
+        if (!rng_state.is_none()) draw = std::make_unique<PyRandom>(random_from_py(rng_state));
         double value;
         int steps;
         {
@@ -1513,11 +1505,20 @@ NB_MODULE(_core, m) {
             value = rollout(*pg.g, me, max_turns, margin_weight, draw.get(), steps);
         }
         pg.version += 1;
-        nb::object state = draw ? nb::cast(draw->state()) : nb::none();
+        nb::object state = draw ? random_to_py(*draw) : nb::none();
         return nb::make_tuple(value, steps, state);
     }, nb::arg("game"), nb::arg("me"), nb::arg("max_turns"), nb::arg("margin_weight"),
        nb::arg("rng_state").none(),
        "Play a search rollout in the core (the GIL released): the heuristic in every seat, or "
        "random players drawing from the given random.Random state in the seats but ``me``; "
-       "(value, decisions played, the generator's new state or None).");
+       "(value, decisions played, the generator's new words or None).");
+    m.def("determinize", [](PyGame& pg, int me, nb::handle rng_state) {
+        PyRandom rng = random_from_py(rng_state);
+        determinize(*pg.g, me, rng);
+        pg.version += 1;
+        return random_to_py(rng);
+    }, nb::arg("game"), nb::arg("me"), nb::arg("rng_state"),
+       "SeatView.determinize, in place on ``game`` (a clone): what seat ``me`` cannot see is "
+       "resampled with the given random.Random state's words; returns the generator's new words "
+       "(a tuple, for random.Random.setstate).");
 }
