@@ -260,6 +260,23 @@ def test_determinize_writes_the_generator_back():
     assert a.getstate() == b.getstate() and a.random() == b.random()
 
 
+def test_the_core_takes_a_generators_words_as_a_tuple_or_a_list():
+    """The words it hands back are the same either way (from a tuple, the unchanged ones are the
+    very ints that came in); a rollout's too."""
+    for draws in (1, 620):  # (the first draw twists a new generator; the second twists during the sampling)
+        rng = random.Random(3)
+        for _ in range(draws):
+            rng.getrandbits(32)
+        words = rng.getstate()[1]
+        worlds = [Game(3, seed=2), Game(3, seed=2)]
+        after = [_core.determinize(worlds[0]._core, 1, words), _core.determinize(worlds[1]._core, 1, list(words))]
+        assert type(after[0]) is type(after[1]) is tuple and after[0] == after[1]
+        assert worlds[0].fields() == worlds[1].fields()
+        assert (after[0][:624] == words[:624]) == (draws == 1)
+        played = [_core.rollout(w._core, 0, 2, 0.0, state) for w, state in zip(worlds, (words, list(words)))]
+        assert played[0] == played[1]
+
+
 # -- the only door ------------------------------------------------------------------------------
 
 

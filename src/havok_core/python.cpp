@@ -951,8 +951,9 @@ FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vec
 }
 
 // A random.Random state's words (getstate()[1]) in and out, read and built directly: a search
-// passes them at every world it samples, and nanobind's generic casters took longer than the
-// sampling itself.
+// passes them at every world it samples, and building 625 Python ints took longer than the
+// sampling itself. The words the draws left alone (all but after MT19937's twist, once per 624
+// draws) go back as the very ints that came in.
 PyRandom random_from_py(nb::handle words) {
     Py_ssize_t len = 0;
     PyObject* const* it = PyList_Check(words.ptr()) || PyTuple_Check(words.ptr())
@@ -970,12 +971,18 @@ PyRandom random_from_py(nb::handle words) {
     return PyRandom(state);
 }
 
-nb::object random_to_py(const PyRandom& rng) {
-    const std::vector<long long> state = rng.state();
+// ``rng``'s words as a tuple for random.Random.setstate; ``start`` is the generator as
+// random_from_py read it from ``words``
+nb::object random_to_py(const PyRandom& rng, const PyRandom& start, nb::handle words) {
+    // (only from a tuple: a list may have changed while a rollout ran without the GIL)
+    const bool same = PyTuple_Check(words.ptr());
+    PyObject* const* before = PySequence_Fast_ITEMS(words.ptr());
     nb::object out = nb::steal(PyTuple_New(625));
     if (!out.is_valid()) throw nb::python_error();
     for (Py_ssize_t i = 0; i < 625; ++i) {
-        PyObject* x = PyLong_FromLongLong(state[i]);
+        PyObject* x = same && i < 624 && rng.mt[i] == start.mt[i] && PyLong_CheckExact(before[i])
+                          ? Py_NewRef(before[i])
+                      : i < 624 ? PyLong_FromUnsignedLong(rng.mt[i]) : PyLong_FromLong(rng.index);
         if (x == nullptr) throw nb::python_error();
         PyTuple_SET_ITEM(out.ptr(), i, x);
     }
@@ -1496,8 +1503,11 @@ NB_MODULE(_core, m) {
            "for a seat (event) or a crash action on a trigger (crash).");
     m.def("rollout", [](PyGame& pg, int me, int max_turns, double margin_weight, nb::object rng_state) {
         if (me < 0 || me >= pg.g->state().n) throw CoreError("no such seat");
-        std::unique_ptr<PyRandom> draw;
-        if (!rng_state.is_none()) draw = std::make_unique<PyRandom>(random_from_py(rng_state));
+        std::unique_ptr<PyRandom> draw, start;
+        if (!rng_state.is_none()) {
+            draw = std::make_unique<PyRandom>(random_from_py(rng_state));
+            start = std::make_unique<PyRandom>(*draw);
+        }
         double value;
         int steps;
         {
@@ -1505,7 +1515,7 @@ NB_MODULE(_core, m) {
             value = rollout(*pg.g, me, max_turns, margin_weight, draw.get(), steps);
         }
         pg.version += 1;
-        nb::object state = draw ? random_to_py(*draw) : nb::none();
+        nb::object state = draw ? random_to_py(*draw, *start, rng_state) : nb::none();
         return nb::make_tuple(value, steps, state);
     }, nb::arg("game"), nb::arg("me"), nb::arg("max_turns"), nb::arg("margin_weight"),
        nb::arg("rng_state").none(),
@@ -1513,10 +1523,11 @@ NB_MODULE(_core, m) {
        "random players drawing from the given random.Random state in the seats but ``me``; "
        "(value, decisions played, the generator's new words or None).");
     m.def("determinize", [](PyGame& pg, int me, nb::handle rng_state) {
-        PyRandom rng = random_from_py(rng_state);
+        const PyRandom start = random_from_py(rng_state);
+        PyRandom rng = start;
         determinize(*pg.g, me, rng);
         pg.version += 1;
-        return random_to_py(rng);
+        return random_to_py(rng, start, rng_state);
     }, nb::arg("game"), nb::arg("me"), nb::arg("rng_state"),
        "SeatView.determinize, in place on ``game`` (a clone): what seat ``me`` cannot see is "
        "resampled with the given random.Random state's words; returns the generator's new words "
