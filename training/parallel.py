@@ -31,6 +31,7 @@ traceback as its cause.
 from __future__ import annotations
 
 import atexit
+import gc
 import multiprocessing as mp
 import multiprocessing.connection
 import multiprocessing.util  # noqa: F401 - its exit hook is registered first, so ours runs before it
@@ -106,6 +107,11 @@ def leave_interrupts_to_parent(parent: int | None = None) -> None:
 
 
 def _worker(conn, parent: int | None, initializer, initargs) -> None:
+    # Everything a forked worker inherits (train.py's parent holds torch, stable-baselines3 and
+    # their models: some 200,000 objects) is set aside from the cyclic garbage collector, which
+    # otherwise walks all of it in every full collection of the luck tracer's many small objects
+    # (300 corrected games: 4.8-5.1 s of CPU, 1.2 of it collecting; 3.4-3.5 s, 0.2, frozen).
+    gc.freeze()
     # a forkserver's child watches the server, which ends with the parent
     leave_interrupts_to_parent(parent)
     failed = None
