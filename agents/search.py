@@ -6,7 +6,7 @@ import math
 import random
 import time
 
-from havok_env.view import rollout
+from havok_env.view import core_random, rollout, rollouts
 
 from .base import Agent, AgentSpecError
 from .heuristic import HeuristicAgent
@@ -106,12 +106,10 @@ class SearchAgent(Agent):
         self.seat = 0
         self.heuristic = HeuristicAgent()
         self.stats = {"decisions": 0, "rollouts": 0}
-        self._sim = None
         self._last = ({}, None)
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         self.seat = seat
-        self._sim = None  # the rollout game of the last game played
         self.rng = random.Random(seed)
         if self.simulations is None:
             self.budget = DEFAULT_BUDGET.get(num_players, DEFAULT_BUDGET[4])
@@ -138,39 +136,35 @@ class SearchAgent(Agent):
         active = list(legal)  # the heuristic's choice stays active: it is the baseline
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         used = worlds = spent = 0
-        # Rollouts run on one Game object per card set and dragons, into which each sampled state
-        # is copied.
-        dragons = tuple(view.dragon_index(q) for q in range(view.num_players))
-        sim = self._sim
-        if sim is not None and (sim[0] is not view.cards or sim[1] != dragons):
-            sim = None
-        while worlds == 0 or spent < work and used + len(active) <= MAX_ROLLOUTS * self.budget:
-            world = view.determinize(self.rng)
-            if sim is None:
-                sim = self._sim = (view.cards, dragons, world.clone())
-            g = sim[2]
-            for a in active:
-                g.s = world.s.clone()
-                g.apply(a)
-                values[a].append(self.rollout(g))
-                spent += WORLD_COST + self._steps
-            used += len(active)
-            worlds += 1
-            base = values[prior_action]
-            for a in active:  # the paired differences so far, kept as they come
-                x = values[a][-1] - base[-1]
-                diffs[a].append(x)
-                sums[a] += x
-            if worlds >= self.race_after:
-                # Racing: drop challengers that are clearly worse than the heuristic's choice on
-                # the worlds they shared, so the rest of the budget sharpens the close calls. A
-                # mean difference of 0 or more is never clearly worse: its spread is not needed.
-                active = [a for a in active if a == prior_action or sums[a] / worlds >= 0
-                          or self._stats(diffs[a], sums[a])[1] >= -self.z_drop]
-                if len(active) == 1:
+        # The generator runs in the core for the whole decision (its state read and written back
+        # once), and each world's rollouts, one per action still in the race, are one core call.
+        with core_random(self.rng) as rng:
+            random_players = rng if self.rollout_opponents == "random" else None
+            while worlds == 0 or spent < work and used + len(active) <= MAX_ROLLOUTS * self.budget:
+                world = view.determinize(rng)
+                outcomes, steps = rollouts(world, active, self.seat, self.max_turns, self.margin_weight,
+                                           random_players)
+                for a, v in zip(active, outcomes):
+                    values[a].append(v)
+                spent += WORLD_COST * len(active) + sum(steps)
+                used += len(active)
+                worlds += 1
+                base = values[prior_action]
+                for a in active:  # the paired differences so far, kept as they come
+                    x = values[a][-1] - base[-1]
+                    diffs[a].append(x)
+                    sums[a] += x
+                if worlds >= self.race_after:
+                    # Racing: drop challengers that are clearly worse than the heuristic's choice
+                    # on the worlds they shared, so the rest of the budget sharpens the close
+                    # calls. A mean difference of 0 or more is never clearly worse: its spread is
+                    # not needed.
+                    active = [a for a in active if a == prior_action or sums[a] / worlds >= 0
+                              or self._stats(diffs[a], sums[a])[1] >= -self.z_drop]
+                    if len(active) == 1:
+                        break
+                if deadline is not None and time.perf_counter() > deadline:
                     break
-            if deadline is not None and time.perf_counter() > deadline:
-                break
         self.stats["rollouts"] += used
         self._last = (values, prior_action)
         # Deviate from the heuristic's choice only on clear evidence: the paired per-world
@@ -217,5 +211,5 @@ class SearchAgent(Agent):
         seat (or random players, drawing from this bot's generator, in the others' seats, per
         ``rollout_opponents``); the outcome for this seat."""
         rng = self.rng if self.rollout_opponents == "random" else None
-        value, self._steps = rollout(g, self.seat, self.max_turns, self.margin_weight, rng)
+        value, _ = rollout(g, self.seat, self.max_turns, self.margin_weight, rng)
         return value

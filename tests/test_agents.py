@@ -175,7 +175,8 @@ def test_no_peeking(name):
 # -- the search budget ---------------------------------------------------------------------------
 
 
-def test_search_budget_is_simulated_decisions():
+def test_search_budget_is_simulated_decisions(monkeypatch):
+    from agents import search
     from agents.search import MAX_ROLLOUTS, ROLLOUT_COST, WORLD_COST
 
     for sims in (1, 10, 30):
@@ -185,14 +186,13 @@ def test_search_budget_is_simulated_decisions():
             bot = SearchAgent(simulations=sims, race_after=10**9)
             bot.reset(seat, 2, 1)
             spent = []
-            rollout = bot.rollout
 
-            def counted(game, rollout=rollout, spent=spent, bot=bot):
-                value = rollout(game)
-                spent.append(WORLD_COST + bot._steps)
-                return value
+            def counted(world, actions, *args, rollouts=search.rollouts, spent=spent):
+                values, steps = rollouts(world, actions, *args)
+                spent.extend(WORLD_COST + s for s in steps)
+                return values, steps
 
-            bot.rollout = counted
+            monkeypatch.setattr(search, "rollouts", counted)
             bot.choose(SeatView(g, seat))
             work = sims * ROLLOUT_COST
             # whole worlds (every action in each), until the work is spent or the rollout cap

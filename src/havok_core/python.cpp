@@ -976,7 +976,7 @@ PyRandom random_from_py(nb::handle words) {
 nb::object random_to_py(const PyRandom& rng, const PyRandom& start, nb::handle words) {
     // (only from a tuple: a list may have changed while a rollout ran without the GIL)
     const bool same = PyTuple_Check(words.ptr());
-    PyObject* const* before = PySequence_Fast_ITEMS(words.ptr());
+    PyObject* const* before = same ? PySequence_Fast_ITEMS(words.ptr()) : nullptr;
     nb::object out = nb::steal(PyTuple_New(625));
     if (!out.is_valid()) throw nb::python_error();
     for (Py_ssize_t i = 0; i < 625; ++i) {
@@ -1522,6 +1522,63 @@ NB_MODULE(_core, m) {
        "Play a search rollout in the core (the GIL released): the heuristic in every seat, or "
        "random players drawing from the given random.Random state in the seats but ``me``; "
        "(value, decisions played, the generator's new words or None).");
+    // Python's random.Random in the core, for a run of draws without a getstate/setstate at every
+    // call: SearchAgent.choose takes its generator's words once per decision (view.core_random)
+    nb::class_<PyRandom>(m, "Random")
+        .def("__init__", [](PyRandom* self, nb::handle words) { new (self) PyRandom(random_from_py(words)); },
+             nb::arg("words"), "The generator whose state's words (random.Random.getstate()[1]) are ``words``.")
+        .def("state", [](const PyRandom& rng) { return random_to_py(rng, rng, nb::none()); },
+             "The words for random.Random.setstate (a tuple).")
+        .def("shuffle", [](PyRandom& rng, nb::list x) {
+            PyObject* l = x.ptr();  // random.Random.shuffle's draws and swaps, on the list's items
+            for (Py_ssize_t i = PyList_GET_SIZE(l) - 1; i > 0; --i) {
+                const Py_ssize_t j = rng.below(static_cast<int>(i + 1));
+                PyObject* t = PyList_GET_ITEM(l, i);
+                PyList_SET_ITEM(l, i, PyList_GET_ITEM(l, j));
+                PyList_SET_ITEM(l, j, t);
+            }
+        }, nb::arg("x"), "random.Random.shuffle, in place.");
+    m.def("rollouts", [](const PyGame& pg, nb::handle actions, int me, int max_turns, double margin_weight,
+                         PyRandom* rng) {
+        // a search's world: each action tried on its own copy of it, played out as rollout plays
+        if (pg.stopped) bad("the game cannot go on from this position");
+        const Game world(*pg.g);
+        if (me < 0 || me >= world.state().n) throw CoreError("no such seat");
+        const std::vector<int> acts = ints(actions, "actions");
+        for (int a : acts)
+            if (a < 0 || a >= world.cards().n_actions || !world.is_legal(a)) bad("not a legal action");
+        std::vector<double> values(acts.size());
+        std::vector<int> steps(acts.size());
+        std::unique_ptr<PyRandom> draw;
+        if (rng != nullptr) draw = std::make_unique<PyRandom>(*rng);
+        {
+            nb::gil_scoped_release nogil;
+            Game scratch(world);
+            for (size_t i = 0; i < acts.size(); ++i) {
+                if (i > 0) scratch = world;
+                scratch.apply(acts[i]);
+                values[i] = rollout(scratch, me, max_turns, margin_weight, draw.get(), steps[i]);
+            }
+        }
+        if (rng != nullptr) *rng = *draw;  // the generator moves only if every rollout was played
+        nb::list vs, ss;
+        for (size_t i = 0; i < acts.size(); ++i) {
+            vs.append(values[i]);
+            ss.append(steps[i]);
+        }
+        return nb::make_tuple(vs, ss);
+    }, nb::arg("world"), nb::arg("actions"), nb::arg("me"), nb::arg("max_turns"), nb::arg("margin_weight"),
+       nb::arg("rng").none(),
+       "For each action, in order: a copy of ``world`` (left as it is) with the action taken, "
+       "played on as rollout plays it (random players drawing from the core Random ``rng`` if "
+       "given; the GIL released); (the values, the decisions each rollout played).");
+    m.def("determinize", [](PyGame& pg, int me, PyRandom& rng) {
+        PyRandom draw = rng;  // the generator moves only if the whole sample is dealt
+        determinize(*pg.g, me, draw);
+        pg.version += 1;
+        rng = draw;
+    }, nb::arg("game"), nb::arg("me"), nb::arg("rng"),
+       "SeatView.determinize, in place on ``game`` (a clone), drawing from a core Random.");
     m.def("determinize", [](PyGame& pg, int me, nb::handle rng_state) {
         const PyRandom start = random_from_py(rng_state);
         PyRandom rng = start;
