@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -126,3 +127,34 @@ def test_a_search_decision_draws_what_the_per_action_loop_drew(monkeypatch):
                 runs.append((bot.choose(SeatView(world, me)), bot.action_values(), bot.stats, bot.rng.getstate()))
                 monkeypatch.undo()
             assert runs[0] == runs[1]
+
+
+def test_racing_from_running_sums_drops_exactly_what_the_full_spread_drops(monkeypatch):
+    """_clearly_worse against _stats' z-score: outcomes like a search's (wins, losses, margins),
+    and z bars set on a case's own z-score, a rounding away, where only the full pass can tell."""
+    rng = random.Random(3)
+    outcomes = [1.0, 0.0, -1.0] + [m / 8 + 0.02 * m for m in range(-7, 8)]
+    fast = 0
+    for case in range(3000):
+        k = rng.choice([1, 2, 8, 9, 40, 300])
+        d = [rng.choice(outcomes) - rng.choice(outcomes) for _ in range(k)]
+        if case % 7 == 0:
+            d = [d[0]] * k  # no spread: z is -inf
+        total = squares = 0
+        for x in d:  # summed as the search sums them
+            total += x
+            squares += x * x
+        if total / k >= 0:
+            continue
+        z = -SearchAgent._stats(d, total)[1]
+        bars = [0.5, 1.0, 2.0, 3.0] + ([z, math.nextafter(z, 0), math.nextafter(z, math.inf)] if z < math.inf else [])
+        for bar in bars:
+            bot = SearchAgent(z_drop=bar)
+            calls = []
+            monkeypatch.setattr(SearchAgent, "_stats", staticmethod(
+                lambda d, total=None, full=SearchAgent._stats: calls.append(1) or full(d, total)))
+            got = bot._clearly_worse(d, total, squares)
+            monkeypatch.undo()
+            assert got == (SearchAgent._stats(d, total)[1] < -bar), (d, bar)
+            fast += not calls
+    assert fast > 5000  # most decided from the running sums alone
