@@ -3,7 +3,9 @@
 A :class:`SeatView` exposes only public information and the seat's own hand and knowledge
 (rules.md, "Information"). :meth:`SeatView.determinize` deals a full game consistent with that
 information (other hands, deck orders, hidden crash declarations and the random generator are
-resampled), which a search bot can play forward with the engine.
+resampled), which a search bot can play forward with the engine, or in the core with
+:func:`rollout` and :func:`rollouts` (all of a world's actions in one call), drawing from its
+generator copied into the core for the decision (:func:`core_random`).
 """
 
 from __future__ import annotations
