@@ -152,7 +152,7 @@ def test_racing_from_running_sums_drops_exactly_what_the_full_spread_drops(monke
             bot = SearchAgent(z_drop=bar)
             calls = []
             monkeypatch.setattr(SearchAgent, "_stats", staticmethod(
-                lambda d, total=None, full=SearchAgent._stats: calls.append(1) or full(d, total)))
+                lambda d, total=None, full=SearchAgent._stats, calls=calls: calls.append(1) or full(d, total)))
             got = bot._clearly_worse(d, total, squares)
             monkeypatch.undo()
             assert got == (SearchAgent._stats(d, total)[1] < -bar), (d, bar)
