@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import os
 
-# Before numpy loads: its BLAS would run the luck correction's small matrix products on a thread
-# per core that spin between calls, doubling the CPU a correction takes and starving the worker
-# processes beside it (600 corrected games on 2 workers: 31 s with it, 16 s without).
+# Before numpy loads: its BLAS would run the small matrix products of the games' policy networks
+# on a thread per core that spin between calls, starving the worker processes beside them (when
+# the luck correction's value network ran in numpy too, 600 corrected games on 2 workers took
+# 31 s with them, 16 s without).
 if __name__ == "__main__":  # a program of its own (importing it leaves the environment alone)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

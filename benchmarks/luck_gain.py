@@ -40,7 +40,7 @@ import sys
 import time
 from collections import defaultdict
 
-# before numpy loads: its BLAS threads spin between the value network's small products (train.py)
+# before numpy loads: its BLAS threads spin between small matrix products (train.py)
 if __name__ == "__main__":  # a program of its own (importing it leaves the environment alone)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
