@@ -37,7 +37,7 @@ def _play_chunk(args) -> tuple[int, int, int, list, list]:
         specs[seat] = "learner"  # its decisions are not corrected; a random opponent's are
         # Valued where each position stands: looking ahead would narrow the interval a little
         # more, but the correction is already most of an evaluation's time (a game plays in a few
-        # milliseconds and is corrected in about 20), and this one runs every --eval-every steps.
+        # milliseconds and is corrected in 13-17), and this one runs every --eval-every steps.
         # Only the learner's seat is valued: the same figure as correcting every seat, for less.
         c = corrected_or_none(rec, specs, ahead=False, seats=[seat])
         rewards.append(rec["rewards"][seat])
