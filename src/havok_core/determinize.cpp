@@ -86,7 +86,7 @@ void determinize(Game& g, int me, PyRandom& rng) {
     s.rng = rng.bits64();
     // The stack is edited on a copy: the seats still to be asked are re-derived (crash_choices)
     // on the sampled hands and the stack as it stands.
-    std::vector<Frame> stack = s.stack;
+    FrameStack stack = s.stack;
     const CardTables& cs = g.cards();
     for (Frame& fr : stack) {
         if (fr.f == F_WINDOW) {

@@ -173,16 +173,8 @@ int Game::take_answer(int fi) {
 // rather than allocated for each: a context copied in and out was a good part of the core's
 // allocation.
 Context& Game::new_context() {
-    Context& c = s_.pending.context;
-    Cards* lists[] = {&c.trigger.owners, &c.trigger.picks, &c.picks, &c.shown};
-    Cards kept[4];
-    for (int i = 0; i < 4; ++i) kept[i] = std::move(*lists[i]);
-    c = Context{};  // every field as a new context has it, then the emptied lists moved back
-    for (int i = 0; i < 4; ++i) {
-        kept[i].clear();
-        *lists[i] = std::move(kept[i]);
-    }
-    return c;
+    s_.pending.context.reset();
+    return s_.pending.context;
 }
 
 int Game::ask(int player, const std::vector<int>& choices, int purpose, const Context& ctx) {
@@ -553,8 +545,8 @@ int Game::run_havok(int fi) {
             Frame& fr = frame(fi);
             fr.step = 2;
             fr.ability = card;
-            fr.t = Chosen{};
-            fr.o = Scratch{};
+            fr.t.reset();
+            fr.o.reset();
             fr.pc = 0;
         }
         if (!frame(fi).nullified) {
@@ -578,7 +570,7 @@ int Game::run_ops(int fi, const std::vector<Op>& ops) {
         int r = primitive(fi, ops[pc]);
         if (r != DONE) return r;
         frame(fi).pc += 1;
-        frame(fi).o = Scratch{};
+        frame(fi).o.reset();
     }
     return DONE;
 }

@@ -3,6 +3,7 @@
 // ability being used, a crash window) in the same form as the Python engine's dict frames, so
 // that snapshots keep their shape. Optional fields hold ABSENT (or NONE for Python's None).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -38,6 +39,12 @@ struct Trigger {
     Cards owners, picks;
     int give = NONE;
     int ability = 0;    // use: the ability reference
+
+    // as a new Trigger, keeping the lists' buffers (in step with the fields above)
+    void reset() {
+        on = ON_EVENT, frame = 0, who = 0, card = NONE, crash_use = false, type = 0, give = NONE, ability = 0;
+        owners.clear(), picks.clear();
+    }
 };
 
 // Targets chosen so far (frame["t"]).
@@ -46,6 +53,12 @@ struct Chosen {
     int victim = ABSENT, actor = ABSENT, give = ABSENT, swap = ABSENT, seat = ABSENT;
     bool has_picks = false;
     Cards picks;
+
+    void reset() {  // as a new Chosen, keeping the list's buffer (in step with the fields above)
+        done = has_picks = false;
+        victim = actor = give = swap = seat = ABSENT;
+        picks.clear();
+    }
 };
 
 // A primitive's scratch space (frame["o"]), cleared between primitives.
@@ -57,6 +70,12 @@ struct Scratch {
     std::vector<std::pair<int, int>> chosen;  // Tidal Shift: [seat, kind]
     int asking = ABSENT;
     int i = ABSENT;
+
+    void reset() {  // as a new Scratch, keeping the lists' buffers (in step with the fields above)
+        pushed = has_shown = has_chosen = false;
+        shown.clear(), chosen.clear();
+        asking = i = ABSENT;
+    }
 };
 
 enum FrameKind : int { F_TURN, F_HAVOK, F_USE, F_WINDOW };
@@ -87,6 +106,76 @@ struct Frame {
     std::vector<std::pair<int, std::vector<int>>> order;  // [seat, its crash choices]
     int i = 0;
     std::vector<std::pair<int, int>> decl;  // [seat, action]
+
+    // as a new Frame, keeping the lists' buffers (in step with the fields above)
+    void reset() {
+        f = F_TURN, step = 0, a = ABSENT;
+        card = NONE, you = flipper = 0, to = ABSENT, nullified = false;
+        user = ability = 0, crash_use = false, crashed = NONE;
+        canceled = to_discard = ok = false, divert = ABSENT;
+        t.reset(), o.reset();
+        pc = 0;
+        trig.reset();
+        has_order = false, order.clear();
+        i = 0, decl.clear();
+    }
+};
+
+// The stack of frames. A popped frame's slot is kept, with its lists' buffers, for the next
+// push: a game pushes and pops a frame for every card flipped and every card used, and building
+// and destroying a Frame (a few hundred bytes, eleven lists) each time was a good part of a
+// decision's cost. Copies hold the live frames only.
+class FrameStack {
+public:
+    FrameStack() = default;
+    FrameStack(const FrameStack& o) : slots_(o.begin(), o.end()), n_(o.n_) {}
+    FrameStack(FrameStack&& o) noexcept : slots_(std::move(o.slots_)), n_(o.n_) { o.slots_.clear(), o.n_ = 0; }
+    FrameStack& operator=(const FrameStack& o) {
+        if (this != &o) {
+            if (slots_.size() < o.n_) slots_.resize(o.n_);
+            std::copy(o.begin(), o.end(), slots_.begin());
+            n_ = o.n_;
+        }
+        return *this;
+    }
+    FrameStack& operator=(FrameStack&& o) noexcept {
+        slots_ = std::move(o.slots_), n_ = o.n_;
+        o.slots_.clear(), o.n_ = 0;
+        return *this;
+    }
+
+    size_t size() const { return n_; }
+    bool empty() const { return n_ == 0; }
+    Frame& operator[](size_t i) { return slots_[i]; }
+    const Frame& operator[](size_t i) const { return slots_[i]; }
+    Frame& back() { return slots_[n_ - 1]; }
+    const Frame& back() const { return slots_[n_ - 1]; }
+    Frame* begin() { return slots_.data(); }
+    Frame* end() { return slots_.data() + n_; }
+    const Frame* begin() const { return slots_.data(); }
+    const Frame* end() const { return slots_.data() + n_; }
+
+    // a new frame on top, as Frame{} is
+    Frame& emplace_back() {
+        if (n_ < slots_.size()) {
+            slots_[n_].reset();
+        } else {
+            slots_.emplace_back();
+        }
+        return slots_[n_++];
+    }
+    void push_back(const Frame& fr) { emplace_back() = fr; }
+    void pop_back() { --n_; }
+    void clear() { n_ = 0; }
+    void resize(size_t n) {  // n new frames
+        clear();
+        while (n_ < n) emplace_back();
+    }
+    void reserve(size_t n) { slots_.reserve(n); }
+
+private:
+    std::vector<Frame> slots_;
+    size_t n_ = 0;
 };
 
 enum DecisionKind : int { K_MAIN, K_CRASH, K_TARGET_SEAT, K_TARGET_TREASURE, K_CHOOSE_CARD, K_OPTION };
@@ -106,6 +195,14 @@ struct Context {
     int ability = ABSENT, actor = ABSENT, target = ABSENT;
     bool has_picks = false, has_shown = false;
     Cards picks, shown;
+
+    // as a new Context, keeping the lists' buffers (a question is asked at every decision)
+    void reset() {
+        has_trigger = has_picks = has_shown = false;
+        trigger.reset();
+        ability = actor = target = ABSENT;
+        picks.clear(), shown.clear();
+    }
 };
 
 struct Pending {
@@ -131,7 +228,7 @@ struct State {
     int turn = 0, current = 0;
     std::vector<std::pair<int, int>> canceled;  // [owner, kind], back to the owner at end of turn
     Cards in_play;
-    std::vector<Frame> stack;
+    FrameStack stack;
     bool has_pending = false;
     Pending pending;
     bool has_result = false;
