@@ -55,15 +55,18 @@ void Game::deal(int n, std::vector<int> dragons, uint64_t seed, bool log, bool r
     s_.n = n;
     s_.rng = seed;
     s_.has_log = log;
-    std::vector<int> free;
+    // the dragons nobody took, in order (CardTables::finish allows fewer than 64 dragons)
+    int free[64], n_free = 0;
     for (int d = 0; d < nd; ++d)
-        if (std::find(dragons.begin(), dragons.end(), d) == dragons.end()) free.push_back(d);
+        if (std::find(dragons.begin(), dragons.end(), d) == dragons.end()) free[n_free++] = d;
     for (int seat = 0; seat < n; ++seat) {
         if (dragons[seat] >= nd) throw CoreError("no such dragon");
         if (dragons[seat] < 0) {
-            int i = s_.rand_below(static_cast<int>(free.size()));
+            if (n_free == 0) throw CoreError("not enough dragons for the seats");
+            int i = s_.rand_below(n_free);
             dragons[seat] = free[i];
-            free.erase(free.begin() + i);
+            std::copy(free + i + 1, free + n_free, free + i);
+            --n_free;
         }
     }
     s_.dragons.assign(dragons.begin(), dragons.end());
@@ -100,11 +103,11 @@ void Game::setup(bool run) {
     for (int k = cs.first_hijinks; k < cs.n_kinds; ++k)
         for (int c = 0; c < cs.copies[k]; ++c) s_.hijinks.push_back(k);
     s_.shuffle(s_.hijinks);
-    for (int i = 0; i < HAND_SIZE; ++i)
-        for (int p = 0; p < s_.n; ++p) {
-            s_.hands[p].push_back(s_.hijinks.front());
-            s_.hijinks.erase(s_.hijinks.begin());
-        }
+    // one card at a time to each seat in turn, from the top, taken off the deck at once
+    Cards& hijinks = s_.hijinks;
+    const int dealt = std::min(HAND_SIZE * s_.n, static_cast<int>(hijinks.size()));
+    for (int i = 0; i < dealt; ++i) s_.hands[i % s_.n].push_back(hijinks[i]);
+    hijinks.erase(hijinks.begin(), hijinks.begin() + dealt);
     s_.current = s_.rand_below(s_.n);
     s_.stack.reserve(8);  // a game rarely nests deeper: pushing a frame then seldom reallocates
     s_.stack.push_back(Frame{});  // a turn, at its start
@@ -253,13 +256,17 @@ bool Game::move_treasure(int src, int kind, int dst) {
 
 void Game::draw(int p, int n) {
     if (chance_) return draw_watched(p, n);
-    for (int i = 0; i < n; ++i) {
-        if (s_.hijinks.empty()) {
+    Cards& deck = s_.hijinks;
+    while (n > 0) {
+        if (deck.empty()) {
             if (s_.discard.empty()) return;
             reshuffle();
         }
-        s_.hands[p].push_back(s_.hijinks.front());
-        s_.hijinks.erase(s_.hijinks.begin());
+        // the top cards in order, taken off the deck at once
+        const int take = std::min(n, static_cast<int>(deck.size()));
+        s_.hands[p].insert(s_.hands[p].end(), deck.begin(), deck.begin() + take);
+        deck.erase(deck.begin(), deck.begin() + take);
+        n -= take;
     }
 }
 
@@ -358,6 +365,17 @@ bool Game::changes_event(int ref, int p, const Trigger& trig) const {
             if (event_has_effect(ev.card, q)) return true;
         return false;
     }
+    return false;
+}
+
+// crash_choices' first filter, without its lists: does ``p`` hold a crash on this kind of
+// trigger, or may its dragon's crash go off on one? Most seats in most windows do not.
+bool Game::may_crash(int p, int on) const {
+    const CardTables& cs = *cards_;
+    if (s_.ready[p] && !s_.innate_used[p] && cs.crashes_on(cs.innate(s_.dragons[p], true), on)) return true;
+    if (s_.cards_used[p] >= s_.card_limit[p] || s_.restricted[p]) return false;
+    for (int k : s_.hands[p])
+        if (cs.crashes_on(k, on)) return true;
     return false;
 }
 
@@ -476,15 +494,21 @@ int Game::run_turn(int fi) {
 // The trigger of the crash window that opens on frame ``fi``: a Havok card just flipped, or a
 // card or ability whose targets are chosen (snapshot validation rebuilds one to check it).
 Trigger Game::trigger_of(int fi) const {
-    const Frame& fr = frame(fi);
     Trigger trig;
+    fill_trigger(fi, trig);
+    return trig;
+}
+
+void Game::fill_trigger(int fi, Trigger& trig) const {
+    const Frame& fr = frame(fi);
+    trig.reset();
     trig.frame = fi;
     if (fr.f == F_HAVOK) {
         if (fr.card < 0 || fr.card >= cards_->n_kinds) throw CoreError("bad card");
         trig.card = fr.card;
         trig.on = cards_->is_treasure(fr.card) ? ON_TREASURE : ON_EVENT;
         trig.who = trig.on == ON_TREASURE ? fr.you : fr.flipper;
-        return trig;
+        return;
     }
     if (fr.f != F_USE) throw CoreError("a crash window opens only on a Havok card or a use");
     const Chosen& t = fr.t;
@@ -492,24 +516,30 @@ Trigger Game::trigger_of(int fi) const {
     trig.who = fr.user;
     trig.crash_use = fr.crash_use;
     trig.type = cards_->ability(fr.ability).type;
-    if (!t.picks.empty() && t.victim != ABSENT) trig.owners = {t.victim};
-    trig.picks = t.picks;
+    if (!t.picks.empty() && t.victim != ABSENT) trig.owners.push_back(t.victim);
+    trig.picks.assign(t.picks.begin(), t.picks.end());
     trig.give = t.give == ABSENT ? NONE : t.give;
     trig.ability = fr.ability;
-    return trig;
 }
 
 // Opens the crash window on frame ``fi`` (its step already moved past the window). Most windows
-// find nobody able to crash: those close at once, without a frame (the window's first step
-// would have found the same seats, with nothing in between).
+// find nobody able to crash: those close at once (the window's first step would have found the
+// same seats, with nothing in between). The window is worked out in a new frame's slot, whose
+// lists keep their buffers from one window to the next, and popped again when nobody can crash.
 int Game::open_window(int fi) {
-    Trigger trig = trigger_of(fi);
-    auto order = crash_order(trig);
-    if (order.empty()) return CONTINUE;
     Frame& w = s_.stack.emplace_back();
+    try {
+        fill_trigger(fi, w.trig);
+        crash_order(w.trig, w.order);
+    } catch (...) {
+        s_.stack.pop_back();
+        throw;
+    }
+    if (w.order.empty()) {
+        s_.stack.pop_back();
+        return CONTINUE;
+    }
     w.f = F_WINDOW;
-    w.trig = std::move(trig);
-    w.order = std::move(order);
     w.has_order = true;
     return CONTINUE;
 }
@@ -517,14 +547,20 @@ int Game::open_window(int fi) {
 // The seats that may crash on ``trig``, in turn order from the current player, with their choices.
 std::vector<std::pair<int, std::vector<int>>> Game::crash_order(const Trigger& trig) const {
     std::vector<std::pair<int, std::vector<int>>> order;
+    crash_order(trig, order);
+    return order;
+}
+
+void Game::crash_order(const Trigger& trig, std::vector<std::pair<int, std::vector<int>>>& order) const {
+    order.clear();
     for (int i = 0; i < s_.n; ++i) {
         int p = (s_.current + i) % s_.n;
         // nobody crashes their own use or treasure (triggered() refuses them): not asked
         if (p == trig.who && trig.on != ON_EVENT) continue;
+        if (!may_crash(p, trig.on)) continue;
         std::vector<int> choices = crash_choices(p, trig);
         if (!choices.empty()) order.emplace_back(p, std::move(choices));
     }
-    return order;
 }
 
 int Game::run_havok(int fi) {

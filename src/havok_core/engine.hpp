@@ -166,6 +166,7 @@ public:
     Seats pass_seats(int you, const Op& op) const;
     // The trigger of the crash window that opens on frame ``fi``.
     Trigger trigger_of(int fi) const;
+    void fill_trigger(int fi, Trigger& trig) const;  // trigger_of(), into ``trig``'s buffers
     // The effect list of ability ``ref`` used by (or resolving for) ``seat``.
     const std::vector<Op>& ops_for(int ref, int seat) const { return cards_->ops(ref, s_.dragons.at(seat)); }
 
@@ -236,6 +237,8 @@ private:
     int run_window(int fi);
     int open_window(int fi);
     std::vector<std::pair<int, std::vector<int>>> crash_order(const Trigger& trig) const;
+    void crash_order(const Trigger& trig, std::vector<std::pair<int, std::vector<int>>>& order) const;
+    bool may_crash(int p, int on) const;
     int run_ops(int fi, const std::vector<Op>& ops);
     bool triggered(int ref, int p, const Trigger& trig) const;
     bool changes_event(int ref, int p, const Trigger& trig) const;
