@@ -208,6 +208,21 @@ def plot_curve(curve: list[dict], path: str, title: str, xlabel: str = "timestep
     return True
 
 
+def env_workers(env_fns):
+    """``SubprocVecEnv(env_fns)``, its workers forked from a server that has imported torch and
+    stable-baselines3 once. A fork server (stable-baselines3's default start method where there is
+    one) imports only the main module, and each of the 8 env workers then imported torch itself:
+    22-31 s of wall time at the start of the run on 2 busy cores, 5-6 s from a preloaded server.
+    The workers are the same processes (forked from a server, not from this one), so the games are."""
+    import multiprocessing as mp
+
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+    if "forkserver" in mp.get_all_start_methods():
+        # before the server starts (the first worker starts it); "__main__" is the default preload
+        mp.get_context("forkserver").set_forkserver_preload(["__main__", SubprocVecEnv.__module__])
+    return SubprocVecEnv(env_fns)
+
+
 def _say(args, msg: str) -> None:
     if args.quiet:
         return
@@ -297,7 +312,7 @@ def run(args) -> dict:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     from agents import make_agent, sb3_model
     from agents.policy import FORMAT, PolicyAgent, read_record
@@ -321,7 +336,7 @@ def run(args) -> dict:
     env_fns = [make_env(dragon.affinity, players, opponents=opponent_factory(),
                        seed=args.seed * 1000 + i, shaping=args.shaping)
                for i in range(n_envs)]
-    venv = SubprocVecEnv(env_fns) if n_envs > 1 else DummyVecEnv(env_fns)
+    venv = env_workers(env_fns) if n_envs > 1 else DummyVecEnv(env_fns)
     venv = VecMonitor(venv)
     probe = SingleAgentEnv(dragon.affinity, players)
     obs_size, n_actions = probe.observation_space.shape[0], int(probe.action_space.n)
@@ -380,7 +395,8 @@ def run(args) -> dict:
         torch.set_num_threads(1)
         info.update(games=games, teacher=teacher, opponents=bots, games_wall_time_s=round(played, 3),
                     wall_time_s=round(time.time() - t1, 3))
-        _say(args, f"{stage} done in {info['wall_time_s']:.0f}s: {info['samples']:,} "
+        # the run's clock beside the stage's own, which starts with the stage's games
+        _say(args, f"{stage} done in {info['wall_time_s']:.0f}s (at {time.time() - t0:.0f}s): {info['samples']:,} "
                    f"decisions, held-out accuracy {100 * (info['holdout_accuracy'] or 0):.1f}%")
         return info
 

@@ -413,3 +413,29 @@ def test_the_periodic_evaluation_picks_the_best_model_by_the_corrected_score():
     assert train.selection_score([steady]) > train.selection_score([lucky])
     assert train.selection_score([dict(lucky, corrected_score=None)]) == pytest.approx(0.8)
     assert train.selection_score([{k: v for k, v in lucky.items() if k != "corrected_score"}]) == pytest.approx(0.8)
+
+
+_ENV_WORKERS_SERVER = """
+import train
+from functools import partial
+from agents import make_agent
+from havok_env.wrappers import make_env
+venv = train.env_workers([make_env("fire", 2, opponents=partial(make_agent, "random"), seed=i) for i in range(2)])
+venv.reset()
+for p in venv.processes:  # each env worker's parent is the fork server
+    server = int(open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()[1])
+    print("server has torch", "libtorch" in open(f"/proc/{server}/maps").read())
+venv.close()
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="reads Linux's /proc")
+def test_env_workers_fork_from_a_server_that_has_imported_torch():
+    # without the preload every env worker imported torch itself (22-31 s for train.py's 8 on 2 cores)
+    import multiprocessing as mp
+    if "forkserver" not in mp.get_all_start_methods():
+        pytest.skip("no fork server here")
+    out = subprocess.run([sys.executable, "-c", _ENV_WORKERS_SERVER], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300, env={**os.environ, "PYTHONPATH": ROOT})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["server has torch True"] * 2
