@@ -298,40 +298,38 @@ class SeatView:
 
         The draws are the core's (``_core.determinize``): Python's own ``random.Random``
         shuffles, ``getrandbits(64)`` for the world's generator and ``choice`` for hidden Tidal
-        Shift choices, run on ``rng``'s state, which is written back. ``rng`` may also be the
-        core's copy of such a generator (:func:`core_random`), which draws the same numbers
-        without reading and writing the state.
+        Shift choices, run on a copy of ``rng``'s state (:func:`core_random`), which is written
+        back. ``rng`` may also be such a copy itself, which draws the same numbers without the
+        copying in and out.
         """
-        if rng.__class__ is _core.Random:
-            g = self._game.clone()
-            _core.determinize(g._core, self.seat, rng)
+        if rng.__class__ is not _core.Random:
+            if not isinstance(rng, random.Random):
+                raise TypeError(f"determinize needs a random.Random, not {type(rng).__name__}")
+            try:
+                version, words, gauss = rng.getstate()
+            except (NotImplementedError, TypeError, ValueError):  # random.SystemRandom has no state
+                raise TypeError(f"determinize needs a random.Random with a state, not {type(rng).__name__}") from None
+            core = _core.Random(words)
+            g = SeatView.determinize(self, core)  # (SeatView's: a PeekingView puts back what it peeks at)
+            rng.setstate((version, core.state(), gauss))
             return g
-        if not isinstance(rng, random.Random):
-            raise TypeError(f"determinize needs a random.Random, not {type(rng).__name__}")
-        try:
-            version, words, gauss = rng.getstate()
-        except (NotImplementedError, TypeError, ValueError):  # random.SystemRandom has no state
-            raise TypeError(f"determinize needs a random.Random with a state, not {type(rng).__name__}") from None
         g = self._game.clone()
-        after = _core.determinize(g._core, self.seat, words)
-        rng.setstate((version, after, gauss))
+        _core.determinize(g._core, self.seat, rng)
         return g
 
 
-def rollout(world, seat: int, max_turns: int | None, margin_weight: float,
-            rng: random.Random | None = None) -> tuple[float, int]:
+def rollout(world, seat: int, max_turns: int | None, margin_weight: float, rng=None) -> tuple[float, int]:
     """Play a search rollout in the core, in place: ``world`` (a game, typically a determinized
-    one) is played on with the core's heuristic in every seat, or with ``rng`` given, with
-    uniformly random legal actions drawn from ``rng`` (as ``rng.randrange``) in the seats but
-    ``seat``, for ``max_turns`` turns (None: to the end). Returns (the outcome for ``seat``: +1 a
-    win, 0 a draw, -1 a loss, an unfinished game its margin / 8 clipped to +-1, plus
-    ``margin_weight`` times the margin; the decisions played). The GIL is released meanwhile."""
-    state = None if rng is None else rng.getstate()
-    value, steps, after = _core.rollout(world._core, seat, -1 if max_turns is None else max_turns,
-                                        margin_weight, None if state is None else state[1])
-    if rng is not None:
-        rng.setstate((state[0], after, state[2]))
-    return value, steps
+    one) is played on with the core's heuristic in every seat, or with ``rng`` (a random.Random or
+    a :func:`core_random` generator) given, with uniformly random legal actions drawn from ``rng``
+    (as ``rng.randrange``) in the seats but ``seat``, for ``max_turns`` turns (None: to the end).
+    Returns (the outcome for ``seat``: +1 a win, 0 a draw, -1 a loss, an unfinished game its
+    margin / 8 clipped to +-1, plus ``margin_weight`` times the margin; the decisions played).
+    The GIL is released meanwhile."""
+    if rng is not None and rng.__class__ is not _core.Random:
+        with core_random(rng) as core:
+            return rollout(world, seat, max_turns, margin_weight, core)
+    return _core.rollout(world._core, seat, -1 if max_turns is None else max_turns, margin_weight, rng)
 
 
 def rollouts(world, actions: list[int], seat: int, max_turns: int | None, margin_weight: float,
@@ -347,10 +345,11 @@ def rollouts(world, actions: list[int], seat: int, max_turns: int | None, margin
 @contextmanager
 def core_random(rng: random.Random):
     """``rng``'s generator copied into the core for a run of draws (``with core_random(rng) as
-    r``: :meth:`SeatView.determinize`, :func:`rollouts` and ``r.shuffle`` draw from ``r`` as
-    they would from ``rng``), written back into ``rng`` at the end, on an error too. A search
-    samples thousands of worlds per decision, and reading and writing a random.Random's 625-word
-    state at every one of them was a tenth of its time."""
+    r``: :meth:`SeatView.determinize`, :func:`rollout`, :func:`rollouts` and ``r.shuffle`` draw
+    from ``r`` as they would from ``rng``), written back into ``rng`` at the end, on an error too.
+    The core draws only from such a copy; those given ``rng`` itself make one for the call. A
+    search samples thousands of worlds per decision, and reading and writing a random.Random's
+    625-word state at every one of them was a tenth of its time."""
     version, words, gauss = rng.getstate()
     core = _core.Random(words)
     try:

@@ -125,8 +125,11 @@ def test_bad_requests_to_the_core_heuristic_get_clear_errors():
         bot.choose(g._core, 5)
     with pytest.raises(ValueError, match="no such seat"):
         _core.rollout(g._core, 2, 4, 0.0, None)
-    with pytest.raises(ValueError, match="not a random.Random state"):
-        _core.rollout(g._core, 0, 4, 0.0, [0] * 10)
+    rng = random.Random(1)
+    before = rng.getstate()
+    with pytest.raises(ValueError, match="no such seat"):
+        rollout(g, 2, 4, 0.0, rng)
+    assert rng.getstate() == before  # a rollout refused draws nothing
 
 
 def test_a_pickled_heuristic_bot_keeps_what_it_carries_between_decisions():

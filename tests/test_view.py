@@ -15,7 +15,7 @@ import pytest
 from agents.heuristic import JUDGED, HeuristicAgent, UnjudgedRuleError, check_judged
 from havok_env import _core, default_cards
 from havok_env.engine import Game
-from havok_env.view import PeekingView, SeatView
+from havok_env.view import PeekingView, SeatView, rollout
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -260,21 +260,24 @@ def test_determinize_writes_the_generator_back():
     assert a.getstate() == b.getstate() and a.random() == b.random()
 
 
-def test_the_core_takes_a_generators_words_as_a_tuple_or_a_list():
-    """The words it hands back are the same either way (from a tuple, the unchanged ones are the
-    very ints that came in); a rollout's too."""
+def test_the_core_generator_takes_a_generators_words_as_a_tuple_or_a_list():
+    """From either it deals the same world and plays the same rollout as the random.Random does,
+    and hands back, as a tuple for setstate, the words the random.Random has after them."""
     for draws in (1, 620):  # (the first draw twists a new generator; the second twists during the sampling)
         rng = random.Random(3)
         for _ in range(draws):
             rng.getrandbits(32)
-        words = rng.getstate()[1]
-        worlds = [Game(3, seed=2), Game(3, seed=2)]
-        after = [_core.determinize(worlds[0]._core, 1, words), _core.determinize(worlds[1]._core, 1, list(words))]
+        version, words, gauss = rng.getstate()
+        cores = [_core.Random(words), _core.Random(list(words))]
+        worlds = [SeatView(Game(3, seed=2), 1).determinize(core) for core in cores]
+        played = [rollout(w, 0, 2, 0.0, core) for w, core in zip(worlds, cores)]
+        world = SeatView(Game(3, seed=2), 1).determinize(rng)
+        assert rollout(world, 0, 2, 0.0, rng) == played[0] == played[1]
+        assert world.fields() == worlds[0].fields() == worlds[1].fields()
+        after = [core.state() for core in cores]
         assert type(after[0]) is type(after[1]) is tuple and after[0] == after[1]
-        assert worlds[0].fields() == worlds[1].fields()
+        assert rng.getstate() == (version, after[0], gauss)
         assert (after[0][:624] == words[:624]) == (draws == 1)
-        played = [_core.rollout(w._core, 0, 2, 0.0, state) for w, state in zip(worlds, (words, list(words)))]
-        assert played[0] == played[1]
 
 
 # -- the only door ------------------------------------------------------------------------------

@@ -950,10 +950,8 @@ FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vec
     return FeatureRows(data, {rows, size}, owner);
 }
 
-// A random.Random state's words (getstate()[1]) in and out, read and built directly: a search
-// passes them at every world it samples, and building 625 Python ints took longer than the
-// sampling itself. The words the draws left alone (all but after MT19937's twist, once per 624
-// draws) go back as the very ints that came in.
+// A random.Random state's words (getstate()[1]) in and out of a _core.Random, once per search
+// decision (view.core_random), not at every world it samples.
 PyRandom random_from_py(nb::handle words) {
     Py_ssize_t len = 0;
     PyObject* const* it = PyList_Check(words.ptr()) || PyTuple_Check(words.ptr())
@@ -971,18 +969,12 @@ PyRandom random_from_py(nb::handle words) {
     return PyRandom(state);
 }
 
-// ``rng``'s words as a tuple for random.Random.setstate; ``start`` is the generator as
-// random_from_py read it from ``words``
-nb::object random_to_py(const PyRandom& rng, const PyRandom& start, nb::handle words) {
-    // (only from a tuple: a list may have changed while a rollout ran without the GIL)
-    const bool same = PyTuple_Check(words.ptr());
-    PyObject* const* before = same ? PySequence_Fast_ITEMS(words.ptr()) : nullptr;
+// ``rng``'s words as a tuple for random.Random.setstate
+nb::object random_to_py(const PyRandom& rng) {
     nb::object out = nb::steal(PyTuple_New(625));
     if (!out.is_valid()) throw nb::python_error();
     for (Py_ssize_t i = 0; i < 625; ++i) {
-        PyObject* x = same && i < 624 && rng.mt[i] == start.mt[i] && PyLong_CheckExact(before[i])
-                          ? Py_NewRef(before[i])
-                      : i < 624 ? PyLong_FromUnsignedLong(rng.mt[i]) : PyLong_FromLong(rng.index);
+        PyObject* x = i < 624 ? PyLong_FromUnsignedLong(rng.mt[i]) : PyLong_FromLong(rng.index);
         if (x == nullptr) throw nb::python_error();
         PyTuple_SET_ITEM(out.ptr(), i, x);
     }
@@ -1501,13 +1493,10 @@ NB_MODULE(_core, m) {
         }, nb::arg("game"), nb::arg("seat"), nb::arg("what"), nb::arg("ref").none(), nb::arg("who"),
            nb::arg("trig").none(), "For tests: the bot's judgement of an ability (estimate), a use trigger (use), an event "
            "for a seat (event) or a crash action on a trigger (crash).");
-    m.def("rollout", [](PyGame& pg, int me, int max_turns, double margin_weight, nb::object rng_state) {
+    m.def("rollout", [](PyGame& pg, int me, int max_turns, double margin_weight, PyRandom* rng) {
         if (me < 0 || me >= pg.g->state().n) throw CoreError("no such seat");
-        std::unique_ptr<PyRandom> draw, start;
-        if (!rng_state.is_none()) {
-            draw = std::make_unique<PyRandom>(random_from_py(rng_state));
-            start = std::make_unique<PyRandom>(*draw);
-        }
+        std::unique_ptr<PyRandom> draw;
+        if (rng != nullptr) draw = std::make_unique<PyRandom>(*rng);
         double value;
         int steps;
         {
@@ -1515,19 +1504,19 @@ NB_MODULE(_core, m) {
             value = rollout(*pg.g, me, max_turns, margin_weight, draw.get(), steps);
         }
         pg.version += 1;
-        nb::object state = draw ? random_to_py(*draw, *start, rng_state) : nb::none();
-        return nb::make_tuple(value, steps, state);
+        if (rng != nullptr) *rng = *draw;  // the generator moves only if the rollout was played
+        return nb::make_tuple(value, steps);
     }, nb::arg("game"), nb::arg("me"), nb::arg("max_turns"), nb::arg("margin_weight"),
-       nb::arg("rng_state").none(),
+       nb::arg("rng").none(),
        "Play a search rollout in the core (the GIL released): the heuristic in every seat, or "
-       "random players drawing from the given random.Random state in the seats but ``me``; "
-       "(value, decisions played, the generator's new words or None).");
+       "random players drawing from the core Random ``rng`` in the seats but ``me``; "
+       "(value, decisions played).");
     // Python's random.Random in the core, for a run of draws without a getstate/setstate at every
     // call: SearchAgent.choose takes its generator's words once per decision (view.core_random)
     nb::class_<PyRandom>(m, "Random")
         .def("__init__", [](PyRandom* self, nb::handle words) { new (self) PyRandom(random_from_py(words)); },
              nb::arg("words"), "The generator whose state's words (random.Random.getstate()[1]) are ``words``.")
-        .def("state", [](const PyRandom& rng) { return random_to_py(rng, rng, nb::none()); },
+        .def("state", [](const PyRandom& rng) { return random_to_py(rng); },
              "The words for random.Random.setstate (a tuple).")
         .def("shuffle", [](PyRandom& rng, nb::list x) {
             PyObject* l = x.ptr();  // random.Random.shuffle's draws and swaps, on the list's items
@@ -1578,15 +1567,6 @@ NB_MODULE(_core, m) {
         pg.version += 1;
         rng = draw;
     }, nb::arg("game"), nb::arg("me"), nb::arg("rng"),
-       "SeatView.determinize, in place on ``game`` (a clone), drawing from a core Random.");
-    m.def("determinize", [](PyGame& pg, int me, nb::handle rng_state) {
-        const PyRandom start = random_from_py(rng_state);
-        PyRandom rng = start;
-        determinize(*pg.g, me, rng);
-        pg.version += 1;
-        return random_to_py(rng, start, rng_state);
-    }, nb::arg("game"), nb::arg("me"), nb::arg("rng_state"),
        "SeatView.determinize, in place on ``game`` (a clone): what seat ``me`` cannot see is "
-       "resampled with the given random.Random state's words; returns the generator's new words "
-       "(a tuple, for random.Random.setstate).");
+       "resampled, drawing from the core Random ``rng``.");
 }
