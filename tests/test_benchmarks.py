@@ -125,3 +125,26 @@ def test_fuzz_inputs_reports_each_outcome(monkeypatch, capsys):
     for outcome in ("rejected", "accepted", "raw error", "invalid"):
         assert outcome in out
     assert re.search(r"raw error +0\n", out) and re.search(r"invalid +0\n", out)
+
+
+def test_core_instructions_children_play_the_games_they_count(monkeypatch):
+    """The instruction counts are differences between a run of N games and one of none: each
+    child must play exactly what it is asked (valgrind itself is not needed for this)."""
+    import subprocess
+    monkeypatch.syspath_prepend(str(BENCH))
+    import core_instructions
+    root = str(BENCH.parent)
+    for kind in ("core", "python"):
+        played = [int(subprocess.run([sys.executable, "-c", core_instructions.CHILD[kind], "2", str(g)],
+                                     capture_output=True, text=True, check=True, cwd=root,
+                                     env={**__import__("os").environ, "PYTHONPATH": root}).stdout)
+                  for g in (0, 3)]
+        assert played[0] == 0 and played[1] > 3 * 5, (kind, played)
+
+
+def test_core_instructions_reads_callgrinds_total(monkeypatch, tmp_path):
+    monkeypatch.syspath_prepend(str(BENCH))
+    import core_instructions
+    runs = iter([(1_000, 0), (51_000, 20)])
+    monkeypatch.setattr(core_instructions, "count", lambda kind, n, games: next(runs))
+    assert core_instructions.per_decision("core", 2, 5) == (2_500.0, 20)
