@@ -50,12 +50,6 @@ void PyRandom::shuffle(std::vector<int>& x) {
     for (int i = static_cast<int>(x.size()) - 1; i > 0; --i) std::swap(x[i], x[below(i + 1)]);
 }
 
-std::vector<long long> PyRandom::state() const {
-    std::vector<long long> out(mt, mt + 624);
-    out.push_back(index);
-    return out;
-}
-
 void determinize(Game& g, int me, PyRandom& rng) {
     State& s = g.state_mut();
     const int n = s.n;
@@ -84,11 +78,11 @@ void determinize(Game& g, int me, PyRandom& rng) {
     for (int q = 0; q < n; ++q)
         if (q != me) s.known[q].assign(s.havok.begin(), s.havok.begin() + std::min(s.known[q].size(), s.havok.size()));
     s.rng = rng.bits64();
-    // The stack is edited on a copy: the seats still to be asked are re-derived (crash_choices)
-    // on the sampled hands and the stack as it stands.
-    FrameStack stack = s.stack;
+    // The stack is edited in place: the seats still to be asked are re-derived (crash_choices) on
+    // the sampled hands, and crash_choices reads no frame's declarations, crash order or hidden
+    // choices, only the flipped card of an event window.
     const CardTables& cs = g.cards();
-    for (Frame& fr : stack) {
+    for (Frame& fr : s.stack) {
         if (fr.f == F_WINDOW) {
             // Others' declarations are hidden until the window closes, and so is which seats
             // could crash.
@@ -122,15 +116,12 @@ void determinize(Game& g, int me, PyRandom& rng) {
             for (auto& [p, kind] : fr.o.chosen) {
                 if (p == me) continue;
                 if (p < 0 || p >= n) throw CoreError("bad passed treasure");
-                Cards kinds = s.hoards[p];  // sorted(set(hoard)), then random.Random.choice
-                std::sort(kinds.begin(), kinds.end());
-                kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
+                const Cards kinds = distinct(s.hoards[p]);  // sorted(set(hoard)), then random.Random.choice
                 if (kinds.empty()) throw CoreError("a seat passing a treasure has none");
                 kind = kinds[static_cast<size_t>(rng.below(static_cast<int>(kinds.size())))];
             }
         }
     }
-    s.stack = std::move(stack);
 }
 
 }  // namespace havok

@@ -20,7 +20,6 @@ struct PyRandom : RandomDraw {
     int below(int k) override;             // _randbelow(k), k >= 1 (randrange(k))
     uint64_t bits64();                     // getrandbits(64): the first word drawn is the low one
     void shuffle(std::vector<int>& x);     // random.Random.shuffle
-    std::vector<long long> state() const;  // for random.Random.setstate
 };
 
 // Resamples in place everything in ``g`` that seat ``me`` cannot see (the docstring of

@@ -109,8 +109,7 @@ void Game::setup(bool run) {
     for (int i = 0; i < dealt; ++i) s_.hands[i % s_.n].push_back(hijinks[i]);
     hijinks.erase(hijinks.begin(), hijinks.begin() + dealt);
     s_.current = s_.rand_below(s_.n);
-    s_.stack.reserve(8);  // a game rarely nests deeper: pushing a frame then seldom reallocates
-    s_.stack.push_back(Frame{});  // a turn, at its start
+    s_.stack.emplace_back();  // a turn, at its start (a new frame is one)
     if (run) advance();
 }
 
