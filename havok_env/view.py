@@ -303,16 +303,8 @@ class SeatView:
         copying in and out.
         """
         if rng.__class__ is not _core.Random:
-            if not isinstance(rng, random.Random):
-                raise TypeError(f"determinize needs a random.Random, not {type(rng).__name__}")
-            try:
-                version, words, gauss = rng.getstate()
-            except (NotImplementedError, TypeError, ValueError):  # random.SystemRandom has no state
-                raise TypeError(f"determinize needs a random.Random with a state, not {type(rng).__name__}") from None
-            core = _core.Random(words)
-            g = SeatView.determinize(self, core)  # (SeatView's: a PeekingView puts back what it peeks at)
-            rng.setstate((version, core.state(), gauss))
-            return g
+            with core_random(rng, "determinize") as core:
+                return SeatView.determinize(self, core)  # (SeatView's: a PeekingView puts back what it peeks at)
         g = self._game.clone()
         _core.determinize(g._core, self.seat, rng)
         return g
@@ -327,7 +319,7 @@ def rollout(world, seat: int, max_turns: int | None, margin_weight: float, rng=N
     margin / 8 clipped to +-1, plus ``margin_weight`` times the margin; the decisions played).
     The GIL is released meanwhile."""
     if rng is not None and rng.__class__ is not _core.Random:
-        with core_random(rng) as core:
+        with core_random(rng, "rollout") as core:
             return rollout(world, seat, max_turns, margin_weight, core)
     return _core.rollout(world._core, seat, -1 if max_turns is None else max_turns, margin_weight, rng)
 
@@ -343,14 +335,21 @@ def rollouts(world, actions: list[int], seat: int, max_turns: int | None, margin
 
 
 @contextmanager
-def core_random(rng: random.Random):
+def core_random(rng: random.Random, user: str = "core_random"):
     """``rng``'s generator copied into the core for a run of draws (``with core_random(rng) as
     r``: :meth:`SeatView.determinize`, :func:`rollout`, :func:`rollouts` and ``r.shuffle`` draw
     from ``r`` as they would from ``rng``), written back into ``rng`` at the end, on an error too.
     The core draws only from such a copy; those given ``rng`` itself make one for the call. A
     search samples thousands of worlds per decision, and reading and writing a random.Random's
-    625-word state at every one of them was a tenth of its time."""
-    version, words, gauss = rng.getstate()
+    625-word state at every one of them was a tenth of its time. Anything but a random.Random with
+    a state is a TypeError naming ``user``. (The core moves the copy only for a call that
+    succeeds, so writing it back after an error leaves ``rng`` where that call found it.)"""
+    if not isinstance(rng, random.Random):
+        raise TypeError(f"{user} needs a random.Random, not {type(rng).__name__}")
+    try:
+        version, words, gauss = rng.getstate()
+    except (NotImplementedError, TypeError, ValueError):  # random.SystemRandom has no state
+        raise TypeError(f"{user} needs a random.Random with a state, not {type(rng).__name__}") from None
     core = _core.Random(words)
     try:
         yield core
