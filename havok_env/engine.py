@@ -28,7 +28,7 @@ except ImportError as e:  # a checkout whose core was never built
                       "checkout run: pip install -e . (or ./build_core.sh, README \"The native "
                       "core\")") from None
 from .cards import CardDataError, CardSet, default_cards
-from .constants import HAND_SIZE, MAX_PLAYERS, N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count  # noqa: F401  (engine.HAND_SIZE)
+from .constants import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count  # noqa: F401  (engine.HAND_SIZE)
 from .decisions import DECISION_KINDS, DECISIONS, KIND, PURPOSES, Purpose  # noqa: F401  (engine.PURPOSES)
 from .state import GameState
 
@@ -268,6 +268,20 @@ class Game:
 
     def __init__(self, num_players: int = 2, dragons=None, seed: int | None = None,
                  cards: CardSet | None = None, log: bool = False, advance: bool = True):
+        if (type(seed) is int and type(num_players) is int and MIN_PLAYERS <= num_players <= MAX_PLAYERS
+                and dragons is None and cards is None and log is False and advance is True):
+            # the common call (a loop's next game), the checks of _configure all passed: a new
+            # game is made every twenty-odd decisions, and the general path was half its cost
+            cs = default_cards()
+            entry = _TABLES.get(id(cs))
+            d = (entry[1] if entry is not None and entry[0] is cs else tables(cs)).new_game_dict.copy()
+            d["seed"] = seed
+            d["options"] = {"num_players": num_players, "dragons": None}
+            d["_core"] = core = _core.Game.new(d["_tables"], num_players, [-1] * num_players,
+                                               seed & _MASK, False, True)
+            d["legal_actions"] = core.legal_actions  # as _set_core sets it
+            self.__dict__ = d
+            return
         chosen = self._configure(num_players, dragons, seed, cards)
         # dragons left open are drawn, then the decks dealt, from the seeded generator in the core;
         # with advance=False the game stops there, before the first turn (for run_chance)

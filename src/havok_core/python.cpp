@@ -500,7 +500,46 @@ struct PyGame {
     bool stopped = false;  // left mid-move by run_chance: it can be read, never played on
 
     Game& game() { return *g; }
+    ~PyGame();  // gives its game to the pool below
 };
+
+// Finished games, kept for Game.new to deal the next game into (Game::redeal reuses their lists'
+// buffers, and the object): Python's loops make a new game every twenty-odd decisions, and a
+// fresh Game allocates some 25 lists and frees them when it dies. Newest last. A PyGame dies only
+// in its Python object's dealloc (or in a binding, before it is handed out), both under the GIL,
+// which guards the pool; no code with the GIL released makes or frees a PyGame.
+struct GamePool {
+    std::vector<std::unique_ptr<Game>> games;
+    size_t limit = 8;
+};
+
+GamePool& game_pool() {
+    static GamePool pool;
+    return pool;
+}
+
+PyGame::~PyGame() {
+    GamePool& pool = game_pool();
+    if (g && pool.games.size() < pool.limit) pool.games.push_back(std::move(g));
+}
+
+// A new game as Game's constructor deals it: in a pooled game of the same card tables when one
+// is there (redeal gives the same game byte for byte; it always advances, so advance=False games
+// are made fresh). A pooled game of other tables is dropped, so that a pool filled by another
+// card set empties as games of this one are made.
+std::unique_ptr<Game> new_game(std::shared_ptr<const CardTables> cs, int n, std::vector<int> dragons,
+                               uint64_t seed, bool log, bool advance) {
+    auto& games = game_pool().games;
+    if (advance && !games.empty()) {
+        std::unique_ptr<Game> g = std::move(games.back());
+        games.pop_back();
+        if (g->tables() == cs) {
+            g->redeal(n, std::move(dragons), seed, log);  // on a CoreError g is freed, not pooled
+            return g;
+        }
+    }
+    return std::make_unique<Game>(std::move(cs), n, std::move(dragons), seed, log, advance);
+}
 
 std::array<Cards, MAX_PLAYERS> seat_piles(nb::handle h, int n, const char* what) {
     std::array<Cards, MAX_PLAYERS> out;
@@ -1091,6 +1130,19 @@ NB_MODULE(_core, m) {
     }, nb::arg("cls"), nb::arg("snapshot_error"),
        "The C method engine.Game.apply, for class ``cls`` (see _apply_checked there).");
 
+    m.def("game_pool", [](std::optional<int> limit) {
+        GamePool& pool = game_pool();
+        const auto out = std::make_pair(static_cast<int>(pool.games.size()), static_cast<int>(pool.limit));
+        if (limit) {
+            if (*limit < 0) throw CoreError("the pool's limit must be >= 0");
+            pool.limit = static_cast<size_t>(*limit);
+            if (pool.games.size() > pool.limit) pool.games.resize(pool.limit);
+        }
+        return out;
+    }, nb::arg("limit").none() = nb::none(),
+       "(games pooled, limit) of the finished games Game.new deals into; with ``limit``, sets "
+       "it (0: every game is made fresh), returning the old figures.");
+
     nb::class_<CardTables>(m, "Tables");
     m.def("make_tables", &make_tables, "Card tables from the plain dict engine.py builds.");
 
@@ -1237,8 +1289,9 @@ NB_MODULE(_core, m) {
     nb::class_<PyGame>(m, "Game")
         .def_static("new", [](std::shared_ptr<const CardTables> cs, int n, std::vector<int> dragons,
                               uint64_t seed, bool log, bool advance) {
+            auto g = new_game(std::move(cs), n, std::move(dragons), seed, log, advance);
             auto pg = std::make_unique<PyGame>();
-            pg->g = std::make_unique<Game>(std::move(cs), n, std::move(dragons), seed, log, advance);
+            pg->g = std::move(g);
             return pg.release();
         }, nb::arg("tables"), nb::arg("num_players"), nb::arg("dragons"), nb::arg("seed"),
            nb::arg("log"), nb::arg("advance") = true, nb::rv_policy::take_ownership,
