@@ -104,8 +104,9 @@ void determinize(Game& g, int me, PyRandom& rng) {
                     throw CoreError("no such frame");
                 for (int i = from; i < n; ++i) {
                     const int q = (s.current + i) % n;
-                    std::vector<int> c = g.crash_choices(q, fr.trig);
-                    if (!c.empty()) fr.order.emplace_back(q, std::move(c));
+                    CrashOrder::Entry& e = fr.order.next();
+                    g.crash_choices(q, fr.trig, e.second);
+                    if (!e.second.empty()) e.first = q, fr.order.push();
                 }
             }
         }

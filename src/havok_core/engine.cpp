@@ -44,7 +44,15 @@ void Game::redeal(int n, std::vector<int> dragons, uint64_t seed, bool log) {
         reuse(s_.known[p], used.known[p]);
     }
     reuse(s_.stack, used.stack);
+    reuse(s_.canceled, used.canceled);
     reuse(s_.pending.choices, used.pending.choices);
+    Context& ctx = used.pending.context;  // (a new Context with the old one's buffers)
+    ctx.reset();
+    s_.pending.context = std::move(ctx);
+    reuse(s_.result.winners, used.result.winners);
+    reuse(s_.result.scores, used.result.scores);
+    reuse(s_.result.reason, used.result.reason);
+    reuse(s_.log, used.log);
     deal(n, std::move(dragons), seed, log, true);
 }
 
@@ -198,13 +206,14 @@ void Game::say(const std::string& text) {
 }
 
 void Game::end(const std::string& reason) {
-    std::vector<int> sc = scores();
+    std::vector<int>& sc = s_.result.scores;  // (written in place: its buffer is kept by redeal)
+    sc.resize(s_.n);
+    for (int p = 0; p < s_.n; ++p) sc[p] = score(p);
     int best = *std::max_element(sc.begin(), sc.end());
     s_.result.winners.clear();
     for (int p = 0; p < s_.n; ++p)
         if (sc[p] == best) s_.result.winners.push_back(p);
     s_.result.reason = reason;
-    s_.result.scores = sc;
     s_.has_result = true;
     s_.has_pending = false;
     if (logging()) {
@@ -379,8 +388,14 @@ bool Game::may_crash(int p, int on) const {
 }
 
 std::vector<int> Game::crash_choices(int p, const Trigger& trig) const {
-    const CardTables& cs = *cards_;
     std::vector<int> out;
+    crash_choices(p, trig, out);
+    return out;
+}
+
+void Game::crash_choices(int p, const Trigger& trig, std::vector<int>& out) const {
+    const CardTables& cs = *cards_;
+    out.clear();
     if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p]) {
         // (triggered() refuses a crash on another kind of trigger: those are skipped here)
         for (int k : KindSet(s_.hands[p], [&](int k) { return cs.crashes_on(k, trig.on); }))
@@ -389,7 +404,6 @@ std::vector<int> Game::crash_choices(int p, const Trigger& trig) const {
     const int innate = cs.innate(s_.dragons[p], true);
     if (s_.ready[p] && !s_.innate_used[p] && cs.crashes_on(innate, trig.on) && triggered(innate, p, trig))
         out.push_back(cs.INNATE_CRASH);
-    return out;
 }
 
 // -- the decision machine --------------------------------------------------------------------
@@ -544,21 +558,16 @@ int Game::open_window(int fi) {
 }
 
 // The seats that may crash on ``trig``, in turn order from the current player, with their choices.
-std::vector<std::pair<int, std::vector<int>>> Game::crash_order(const Trigger& trig) const {
-    std::vector<std::pair<int, std::vector<int>>> order;
-    crash_order(trig, order);
-    return order;
-}
-
-void Game::crash_order(const Trigger& trig, std::vector<std::pair<int, std::vector<int>>>& order) const {
+void Game::crash_order(const Trigger& trig, CrashOrder& order) const {
     order.clear();
     for (int i = 0; i < s_.n; ++i) {
         int p = (s_.current + i) % s_.n;
         // nobody crashes their own use or treasure (triggered() refuses them): not asked
         if (p == trig.who && trig.on != ON_EVENT) continue;
         if (!may_crash(p, trig.on)) continue;
-        std::vector<int> choices = crash_choices(p, trig);
-        if (!choices.empty()) order.emplace_back(p, std::move(choices));
+        CrashOrder::Entry& e = order.next();
+        crash_choices(p, trig, e.second);
+        if (!e.second.empty()) e.first = p, order.push();
     }
 }
 
@@ -665,7 +674,7 @@ int Game::run_window(int fi) {
     const int n = s_.n;
     if (!frame(fi).has_order) {  // (a window restored from a snapshot before its first step)
         Frame& fr = frame(fi);
-        fr.order = crash_order(fr.trig);
+        crash_order(fr.trig, fr.order);
         fr.has_order = true;
     }
     int a = take_answer(fi);
@@ -687,17 +696,23 @@ int Game::run_window(int fi) {
         return ask_in_place(p, P_CRASH, ctx);
     }
     const int crashed_frame = fr.trig.frame;
-    const std::vector<std::pair<int, int>> decl = std::move(fr.decl);
+    // the declarations are copied out before the window's frame is popped, so that its slot keeps
+    // their buffer (a seat declares at most once in a window)
+    if (fr.decl.size() > static_cast<size_t>(n)) throw CoreError("bad crash window");
+    std::pair<int, int> decl[MAX_PLAYERS];
+    const int n_decl = static_cast<int>(fr.decl.size());
+    std::copy(fr.decl.begin(), fr.decl.end(), decl);
     s_.stack.pop_back();
-    if (decl.empty()) return CONTINUE;
-    std::pair<int, int> win = decl.size() > 1 ? decl[chance_below(static_cast<int>(decl.size()))] : decl[0];
-    if (decl.size() > 1 && logging()) {
+    if (n_decl == 0) return CONTINUE;
+    std::pair<int, int> win = n_decl > 1 ? decl[chance_below(n_decl)] : decl[0];
+    if (n_decl > 1 && logging()) {
         std::string who;
-        for (size_t i = 0; i < decl.size(); ++i) who += (i ? ", " : "") + seat_name(decl[i].first);
+        for (int i = 0; i < n_decl; ++i) who += (i ? ", " : "") + seat_name(decl[i].first);
         say("contest between " + who + ": " + seat_name(win.first) + " wins");
     }
     int ref = 0, card = NONE;
-    for (const auto& [p, act] : decl) {
+    for (int i = 0; i < n_decl; ++i) {
+        const auto& [p, act] = decl[i];
         if (p < 0 || p >= n) throw CoreError("bad crash declaration");
         if (act == cs.INNATE_CRASH) {
             if (std::make_pair(p, act) == win) {

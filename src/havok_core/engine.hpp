@@ -138,6 +138,7 @@ public:
     std::vector<int> main_choices(int p) const;
     void main_choices(int p, std::vector<int>& out) const;  // into ``out``, reusing its buffer
     std::vector<int> crash_choices(int p, const Trigger& trig) const;
+    void crash_choices(int p, const Trigger& trig, std::vector<int>& out) const;  // into ``out``
     bool usable(int ref, int seat) const;
     bool op_usable(int you, const Op& op) const;
     bool event_has_effect(int card, int you) const;
@@ -236,8 +237,7 @@ private:
     int run_use(int fi);
     int run_window(int fi);
     int open_window(int fi);
-    std::vector<std::pair<int, std::vector<int>>> crash_order(const Trigger& trig) const;
-    void crash_order(const Trigger& trig, std::vector<std::pair<int, std::vector<int>>>& order) const;
+    void crash_order(const Trigger& trig, CrashOrder& order) const;
     bool may_crash(int p, int on) const;
     int run_ops(int fi, const std::vector<Op>& ops);
     bool triggered(int ref, int p, const Trigger& trig) const;

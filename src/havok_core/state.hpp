@@ -78,6 +78,49 @@ struct Scratch {
     }
 };
 
+// The seats a crash window asks, in turn order, each with its crash choices: at most one entry
+// per seat. Like FrameStack it keeps a dropped entry's list, with its buffer, for the next window:
+// most turns open a window or two, and a list allocated for every seat that may crash, and freed
+// when the window closed, was the core's most frequent allocation. Copies hold the live entries.
+class CrashOrder {
+public:
+    using Entry = std::pair<int, std::vector<int>>;
+    CrashOrder() = default;
+    CrashOrder(const CrashOrder& o) : n_(o.n_) { std::copy(o.begin(), o.end(), slots_.begin()); }
+    CrashOrder& operator=(const CrashOrder& o) {
+        if (this != &o) std::copy(o.begin(), o.end(), slots_.begin()), n_ = o.n_;
+        return *this;
+    }
+
+    size_t size() const { return n_; }
+    bool empty() const { return n_ == 0; }
+    Entry& operator[](size_t i) { return slots_[i]; }
+    const Entry& operator[](size_t i) const { return slots_[i]; }
+    const Entry& back() const { return slots_[n_ - 1]; }
+    const Entry* begin() const { return slots_.data(); }
+    const Entry* end() const { return slots_.data() + n_; }
+    void clear() { n_ = 0; }
+    void resize(size_t m) { n_ = std::min(n_, m); }  // keeps the first m entries
+    // the next entry's slot, its list empty, to be filled and then kept with push() (or not)
+    Entry& next() {
+        if (n_ == slots_.size()) throw CoreError("a crash window asks more seats than there are");
+        Entry& e = slots_[n_];
+        e.second.clear();
+        return e;
+    }
+    void push() { ++n_; }
+    void emplace_back(int seat, const std::vector<int>& choices) {
+        Entry& e = next();
+        e.first = seat;
+        e.second.assign(choices.begin(), choices.end());
+        push();
+    }
+
+private:
+    std::array<Entry, MAX_PLAYERS> slots_;
+    size_t n_ = 0;
+};
+
 enum FrameKind : int { F_TURN, F_HAVOK, F_USE, F_WINDOW };
 // turn steps: 0 "start", 1 "main"; havok steps 0, 1, 2; use steps: 0 "target", 1 "window", 2 "effect"
 
@@ -103,7 +146,7 @@ struct Frame {
     // window
     Trigger trig;
     bool has_order = false;
-    std::vector<std::pair<int, std::vector<int>>> order;  // [seat, its crash choices]
+    CrashOrder order;  // [seat, its crash choices]
     int i = 0;
     std::vector<std::pair<int, int>> decl;  // [seat, action]
 
