@@ -232,3 +232,17 @@ def test_builder_card_counts_from_snapshot():
         c.update(pl["hand"] + pl["hoard"])
     assert c == FULL_SET
     assert labels(Game.from_snapshot(d))
+
+
+def test_the_core_refuses_a_crash_window_that_asks_more_seats_than_a_game_has():
+    # a window keeps at most one entry per seat; a frame written with more (through the state's
+    # writable view, which only the snapshot checks stand before) is refused, not overrun
+    from havok_env import _core
+
+    g, rng = Game(2, seed=0), random.Random(0)
+    while g.pending["purpose"] != "crash":
+        g.apply(rng.choice(g.legal_actions()))
+    stack = g.s.stack
+    stack[-1]["order"] = [stack[-1]["order"][0]] * 5
+    with pytest.raises(_core.CoreError, match="^a crash window asks more seats than there are$"):
+        g.s.stack = stack
