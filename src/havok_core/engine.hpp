@@ -3,9 +3,13 @@
 // primitives (effects.cpp) are members too, since they act on the game through its helpers.
 #pragma once
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+#if defined(_MSC_VER)
+#include <intrin.h>
+#endif
 
 #include "cards.hpp"
 #include "state.hpp"
@@ -13,6 +17,17 @@
 namespace havok {
 
 enum Flow : int { DONE, WAIT, CONTINUE };
+
+// The index of the lowest set bit of a nonzero word.
+inline int lowest_bit(uint64_t x) {
+#if defined(_MSC_VER)
+    unsigned long i;
+    _BitScanForward64(&i, x);
+    return static_cast<int>(i);
+#else
+    return __builtin_ctzll(x);
+#endif
+}
 
 // The distinct kinds of a pile, ascending (piles are a few cards: a sorted copy beats a set).
 inline std::vector<int> distinct(const std::vector<int>& pile) {
@@ -22,30 +37,32 @@ inline std::vector<int> distinct(const std::vector<int>& pile) {
     return out;
 }
 
-// distinct() for the hot path: the kinds of a hand (a few cards) sorted in a fixed buffer, so
-// that asking what a seat may play or crash allocates nothing. A bigger pile uses distinct().
+// distinct() for the hot path: the kinds of a hand or a hoard (a few cards) sorted in a fixed
+// buffer, so that asking what a seat may play or crash allocates nothing. The kinds are gathered
+// as bits and read back in order, without the data-dependent branches of sorting: a pile of more
+// than CAP cards, or with a kind of 128 or more (a card set that large), uses distinct().
 class KindSet {
 public:
     explicit KindSet(const std::vector<int>& pile) : KindSet(pile, [](int) { return true; }) {}
     // only the kinds ``keep`` accepts
     template <class Keep>
     KindSet(const std::vector<int>& pile, Keep keep) {
-        if (pile.size() > CAP) {
+        uint64_t bits[2] = {0, 0};
+        bool small = pile.size() <= CAP;
+        for (size_t i = 0; small && i < pile.size(); ++i) {
+            const int k = pile[i];
+            if (static_cast<unsigned>(k) >= 128) small = false;
+            else if (keep(k)) bits[k >> 6] |= uint64_t{1} << (k & 63);
+        }
+        if (!small) {
             for (int k : distinct(pile))
                 if (keep(k)) big_.push_back(k);
             first_ = big_.data(), last_ = big_.data() + big_.size();
             return;
         }
         size_t n = 0;
-        for (int k : pile) {  // insertion into the sorted buffer, skipping copies
-            if (!keep(k)) continue;
-            size_t i = n;
-            while (i > 0 && buf_[i - 1] > k) --i;
-            if (i > 0 && buf_[i - 1] == k) continue;
-            std::copy_backward(buf_ + i, buf_ + n, buf_ + n + 1);
-            buf_[i] = k;
-            ++n;
-        }
+        for (int w = 0; w < 2; ++w)
+            for (uint64_t b = bits[w]; b != 0; b &= b - 1) buf_[n++] = 64 * w + lowest_bit(b);
         first_ = buf_, last_ = buf_ + n;
     }
     KindSet(const KindSet&) = delete;  // first_ and last_ point into this object
