@@ -72,18 +72,19 @@ bool Game::has_eligible(int owner, int max_value) const {
     return false;
 }
 
-std::vector<int> Game::trade_gives(int you, const Op& op) const {
+// The kinds ``you`` may give: all of its hoard's, or with give_lowest those worth the least.
+KindSet Game::trade_give_kinds(int you, const Op& op) const {
     const Cards& hoard = s_.hoards.at(you);
-    if (hoard.empty()) return {};
-    if (op.give_lowest) {
-        int low = worth(you, hoard[0]);
-        for (int k : hoard) low = std::min(low, worth(you, k));
-        std::vector<int> out;
-        for (int k : hoard)
-            if (worth(you, k) == low) out.push_back(k);
-        return distinct(out);
-    }
-    return sorted_set(hoard);
+    const std::vector<int>& v = cards_->worth[s_.dragons[you]];
+    int low = ANY;
+    if (op.give_lowest)
+        for (int k : hoard) low = std::min(low, v[k]);
+    return KindSet(hoard, [&](int k) { return !op.give_lowest || v[k] == low; });
+}
+
+std::vector<int> Game::trade_gives(int you, const Op& op) const {
+    const KindSet kinds = trade_give_kinds(you, op);
+    return {kinds.begin(), kinds.end()};
 }
 
 // The least a give must be worth to you for a take worth ``take_value`` to the victim: max_gain
@@ -93,45 +94,51 @@ long long Game::trade_min_give(const Op& op, int take_value) {
     return static_cast<long long>(take_value) - (op.has_max_gain ? op.max_gain : ANY);
 }
 
+// The most a take may be worth to the victim for the best give of a hoard that is not empty
+// (of its lowest, with give_lowest: they are all worth the least); ANY without max_gain.
+int Game::trade_take_cap(int you, const Op& op) const {
+    if (!op.has_max_gain) return ANY;
+    const Cards& hoard = s_.hoards.at(you);
+    int best = worth(you, hoard.at(0));
+    for (int k : hoard) best = op.give_lowest ? std::min(best, worth(you, k)) : std::max(best, worth(you, k));
+    return best + op.max_gain;
+}
+
+KindSet Game::trade_take_kinds(int you, int victim, const Op& op) const {
+    const bool can_give = !s_.hoards.at(you).empty();
+    const int cap = can_give ? trade_take_cap(you, op) : 0;
+    const std::vector<int>& v = cards_->worth[s_.dragons[victim]];
+    return KindSet(s_.hoards.at(victim), [&](int k) { return can_give && v[k] <= op.max_value && v[k] <= cap; });
+}
+
 std::vector<int> Game::trade_takes(int you, int victim, const Op& op) const {
-    std::vector<int> g = trade_gives(you, op);
-    if (g.empty()) return {};
-    std::vector<int> takes = eligible(victim, op.max_value);
-    if (op.has_max_gain) {
-        int best = worth(you, g[0]);
-        for (int k : g) best = std::max(best, worth(you, k));
-        best += op.max_gain;
-        std::vector<int> out;
-        for (int k : takes)
-            if (worth(victim, k) <= best) out.push_back(k);
-        return out;
-    }
-    return takes;
+    const KindSet kinds = trade_take_kinds(you, victim, op);
+    return {kinds.begin(), kinds.end()};
 }
 
 // trade_takes' question without building its lists: does ``victim`` hold a take for any give?
 bool Game::has_trade_take(int you, int victim, const Op& op) const {
-    const Cards& hoard = s_.hoards.at(you);
-    if (hoard.empty()) return false;
-    int best = ANY;  // the most a take may be worth to the victim (as trade_takes reckons it)
-    if (op.has_max_gain) {
-        // the best give: of the lowest (give_lowest: they are all worth the least) or of all
-        best = worth(you, hoard[0]);
-        for (int k : hoard) best = op.give_lowest ? std::min(best, worth(you, k)) : std::max(best, worth(you, k));
-        best += op.max_gain;
-    }
+    if (s_.hoards.at(you).empty()) return false;
+    const int cap = trade_take_cap(you, op);
     const std::vector<int>& v = cards_->worth[s_.dragons[victim]];
     for (int k : s_.hoards.at(victim))
-        if (v[k] <= op.max_value && (!op.has_max_gain || v[k] <= best)) return true;
+        if (v[k] <= op.max_value && v[k] <= cap) return true;
     return false;
 }
 
+KindSet Game::trade_give_kinds_for(int you, int victim, int take, const Op& op) const {
+    const long long want = trade_min_give(op, worth(victim, take));
+    const Cards& hoard = s_.hoards.at(you);
+    const std::vector<int>& v = cards_->worth[s_.dragons[you]];
+    int low = ANY;
+    if (op.give_lowest)
+        for (int k : hoard) low = std::min(low, v[k]);
+    return KindSet(hoard, [&](int k) { return (!op.give_lowest || v[k] == low) && v[k] >= want; });
+}
+
 std::vector<int> Game::trade_gives_for(int you, int victim, int take, const Op& op) const {
-    long long want = trade_min_give(op, worth(victim, take));
-    std::vector<int> out;
-    for (int k : trade_gives(you, op))
-        if (worth(you, k) >= want) out.push_back(k);
-    return out;
+    const KindSet kinds = trade_give_kinds_for(you, victim, take, op);
+    return {kinds.begin(), kinds.end()};
 }
 
 // Victim seats that have something this steal/break/trade could take.
@@ -203,10 +210,10 @@ Seats Game::pass_seats(int you, const Op& op) const {
     return out;
 }
 
-int Game::ask_treasures(int player, const std::vector<int>& kinds, int purpose, const Context& ctx) {
+int Game::ask_treasures(int player, const int* first, const int* last, int purpose, const Context& ctx) {
     std::vector<int>& choices = s_.pending.choices;
     choices.clear();
-    for (int k : kinds) choices.push_back(cards_->TREASURE + k);
+    for (const int* k = first; k != last; ++k) choices.push_back(cards_->TREASURE + *k);
     return ask_in_place(player, purpose, ctx);
 }
 
@@ -252,8 +259,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
     if (op.code == OP_TRADE) {
         if (t.picks.empty()) {
             if (a == ABSENT) {
-                std::vector<int> takes = trade_takes(you, victim, op);
-                return ask_treasures(actor, takes, P_TRADE_TAKE, ctx);
+                return ask_treasures(actor, trade_take_kinds(you, victim, op), P_TRADE_TAKE, ctx);
             }
             t.picks.push_back(treasure_of(a));
             ctx.picks = t.picks;
@@ -261,8 +267,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
         }
         if (t.give == ABSENT) {
             if (a == ABSENT)
-                return ask_treasures(actor, trade_gives_for(you, victim, t.picks[0], op),
-                           P_TRADE_GIVE, ctx);
+                return ask_treasures(actor, trade_give_kinds_for(you, victim, t.picks[0], op), P_TRADE_GIVE, ctx);
             t.give = treasure_of(a);
         }
         t.done = true;

@@ -172,9 +172,13 @@ public:
     // eligible() in a fixed buffer, for the question that lists them
     KindSet eligible_kinds(int owner, int max_value, const Cards& exclude = {}) const;
     std::vector<int> trade_gives(int you, const Op& op) const;
+    KindSet trade_give_kinds(int you, const Op& op) const;  // trade_gives(), in a fixed buffer
     static long long trade_min_give(const Op& op, int take_value);
     std::vector<int> trade_takes(int you, int victim, const Op& op) const;
     std::vector<int> trade_gives_for(int you, int victim, int take, const Op& op) const;
+    // trade_takes() and trade_gives_for() in fixed buffers
+    KindSet trade_take_kinds(int you, int victim, const Op& op) const;
+    KindSet trade_give_kinds_for(int you, int victim, int take, const Op& op) const;
     std::vector<int> candidates(int you, const Op& op) const;
     Seats candidate_seats(int you, const Op& op) const;  // candidates(), without allocating
     std::vector<int> salvage_options(const Op& op) const;
@@ -225,7 +229,13 @@ private:
     // ask() for choices already written into pending.choices (its buffer reused, not reallocated)
     int ask_in_place(int player, int purpose, const Context& ctx);
     // ask() for treasure kinds, as TREASURE actions written into pending.choices
-    int ask_treasures(int player, const std::vector<int>& kinds, int purpose, const Context& ctx);
+    int ask_treasures(int player, const int* first, const int* last, int purpose, const Context& ctx);
+    int ask_treasures(int player, const std::vector<int>& kinds, int purpose, const Context& ctx) {
+        return ask_treasures(player, kinds.data(), kinds.data() + kinds.size(), purpose, ctx);
+    }
+    int ask_treasures(int player, const KindSet& kinds, int purpose, const Context& ctx) {
+        return ask_treasures(player, kinds.begin(), kinds.end(), purpose, ctx);
+    }
     void say(const std::string& text);
     bool logging() const { return s_.has_log; }
     std::string seat_name(int seat) const { return "player_" + std::to_string(seat); }
@@ -263,6 +273,7 @@ private:
     // effects.cpp: target selection
     bool has_eligible(int owner, int max_value) const;
     bool has_trade_take(int you, int victim, const Op& op) const;  // !trade_takes(...).empty()
+    int trade_take_cap(int you, const Op& op) const;
     int choose_hoard_target(int fi, const Op& op);
     int choose_salvage(int fi, const Op& op);
     int choose_swap(int fi, const Op& op);
