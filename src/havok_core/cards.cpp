@@ -63,6 +63,11 @@ void CardTables::finish() {
                 require(op.count <= 1000 && op.else_draw <= 1000 && op.n <= 1000, "parameter too large");
             }
     }
+    havok_deck.clear(), hijinks_deck.clear();
+    for (int k = 0; k < n_kinds; ++k) {
+        std::vector<int>& deck = is_hijinks(k) ? hijinks_deck : havok_deck;
+        deck.insert(deck.end(), copies[k], k);
+    }
     crash_on.assign(n_refs(), -1);
     for (int r = 0; r < n_refs(); ++r)
         if (abilities[r].present && abilities[r].crash) crash_on[r] = abilities[r].trigger.on;

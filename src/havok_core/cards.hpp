@@ -106,6 +106,8 @@ struct CardTables {
     std::vector<Dragon> dragons;
     std::vector<std::vector<int>> worth;  // worth[dragon][kind]: value in that dragon's hoard
     int total_cards = 0;
+    // the decks before the deal: every copy of each kind, in kind order
+    std::vector<int> havok_deck, hijinks_deck;
     // crash_on[ref]: the trigger (TriggerOn) of a crash ability, -1 for one that is no crash;
     // a crash window asks every seat, and this answers most of them without the ability itself
     std::vector<int> crash_on;

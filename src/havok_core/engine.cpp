@@ -94,22 +94,19 @@ Game::Game(std::shared_ptr<const CardTables> cards, State state, bool run)
 void Game::setup(bool run) {
     const CardTables& cs = *cards_;
     // each pile's room at once, rather than growing it card by card during the game
-    int havok_cards = 0;
-    for (int k = 0; k < cs.first_hijinks; ++k) havok_cards += cs.copies[k];
-    for (Cards* pile : {&s_.havok, &s_.past_events, &s_.trash, &s_.in_play}) pile->reserve(havok_cards);
-    for (Cards* pile : {&s_.hijinks, &s_.discard}) pile->reserve(cs.total_cards - havok_cards);
+    for (Cards* pile : {&s_.havok, &s_.past_events, &s_.trash, &s_.in_play}) pile->reserve(cs.havok_deck.size());
+    for (Cards* pile : {&s_.hijinks, &s_.discard}) pile->reserve(cs.hijinks_deck.size());
     for (int p = 0; p < s_.n; ++p) s_.hands[p].reserve(2 * HAND_SIZE), s_.hoards[p].reserve(16);
     s_.stack.reserve(8);  // a turn, a flip, a card used, its window and a crash on it, and room
     Cards& havok = s_.havok;
-    for (int k = 0; k < cs.first_hijinks; ++k)
-        for (int c = 0; c < cs.copies[k]; ++c) havok.push_back(k);
-    for (int p = 0; p < s_.n; ++p) {
-        remove_one(havok, cs.starting_treasure, "Havok deck");
-        s_.hoards[p].push_back(cs.starting_treasure);
-    }
+    havok.assign(cs.havok_deck.begin(), cs.havok_deck.end());
+    // a starting treasure to each seat, from its copies (together, in kind order, and at least
+    // MAX_PLAYERS of them: CardTables::finish)
+    const auto first = std::find(havok.begin(), havok.end(), cs.starting_treasure);
+    havok.erase(first, first + s_.n);
+    for (int p = 0; p < s_.n; ++p) s_.hoards[p].push_back(cs.starting_treasure);
     s_.shuffle(havok);
-    for (int k = cs.first_hijinks; k < cs.n_kinds; ++k)
-        for (int c = 0; c < cs.copies[k]; ++c) s_.hijinks.push_back(k);
+    s_.hijinks.assign(cs.hijinks_deck.begin(), cs.hijinks_deck.end());
     s_.shuffle(s_.hijinks);
     // one card at a time to each seat in turn, from the top, taken off the deck at once
     Cards& hijinks = s_.hijinks;
