@@ -374,8 +374,10 @@ bool Game::changes_event(int ref, int p, const Trigger& trig) const {
 }
 
 // crash_choices' first filter, without its lists: does ``p`` hold a crash on this kind of
-// trigger, or may its dragon's crash go off on one? Most seats in most windows do not.
-bool Game::may_crash(int p, int on) const {
+// trigger, or may its dragon's crash go off on one? Most seats in most windows do not. Nobody
+// crashes their own use or treasure (``who``'s; triggered() refuses them).
+bool Game::may_crash(int p, int on, int who) const {
+    if (p == who && on != ON_EVENT) return false;
     const CardTables& cs = *cards_;
     if (s_.ready[p] && !s_.innate_used[p] && cs.crashes_on(cs.innate(s_.dragons[p], true), on)) return true;
     if (s_.cards_used[p] >= s_.card_limit[p] || s_.restricted[p]) return false;
@@ -509,21 +511,27 @@ Trigger Game::trigger_of(int fi) const {
     return trig;
 }
 
+// What a window on frame ``fr`` answers (TriggerOn) and its seat: the flipper of an event, the
+// receiver of a treasure, the user of a card or ability.
+std::pair<int, int> Game::trigger_on(const Frame& fr) const {
+    if (fr.f == F_HAVOK) {
+        if (fr.card < 0 || fr.card >= cards_->n_kinds) throw CoreError("bad card");
+        return cards_->is_treasure(fr.card) ? std::make_pair(int{ON_TREASURE}, fr.you) : std::make_pair(int{ON_EVENT}, fr.flipper);
+    }
+    if (fr.f != F_USE) throw CoreError("a crash window opens only on a Havok card or a use");
+    return {ON_USE, fr.user};
+}
+
 void Game::fill_trigger(int fi, Trigger& trig) const {
     const Frame& fr = frame(fi);
     trig.reset();
     trig.frame = fi;
+    std::tie(trig.on, trig.who) = trigger_on(fr);
     if (fr.f == F_HAVOK) {
-        if (fr.card < 0 || fr.card >= cards_->n_kinds) throw CoreError("bad card");
         trig.card = fr.card;
-        trig.on = cards_->is_treasure(fr.card) ? ON_TREASURE : ON_EVENT;
-        trig.who = trig.on == ON_TREASURE ? fr.you : fr.flipper;
         return;
     }
-    if (fr.f != F_USE) throw CoreError("a crash window opens only on a Havok card or a use");
     const Chosen& t = fr.t;
-    trig.on = ON_USE;
-    trig.who = fr.user;
     trig.crash_use = fr.crash_use;
     trig.type = cards_->ability(fr.ability).type;
     if (!t.picks.empty() && t.victim != ABSENT) trig.owners.push_back(t.victim);
@@ -537,6 +545,12 @@ void Game::fill_trigger(int fi, Trigger& trig) const {
 // same seats, with nothing in between). The window is worked out in a new frame's slot, whose
 // lists keep their buffers from one window to the next, and popped again when nobody can crash.
 int Game::open_window(int fi) {
+    // whether anybody may crash at all, from the trigger's kind and seat alone (crash_order's
+    // first filter): most windows find nobody, and those close without a frame
+    const auto [on, who] = trigger_on(frame(fi));
+    bool anybody = false;
+    for (int p = 0; p < s_.n && !anybody; ++p) anybody = may_crash(p, on, who);
+    if (!anybody) return CONTINUE;
     Frame& w = s_.stack.emplace_back();
     try {
         fill_trigger(fi, w.trig);
@@ -559,9 +573,7 @@ void Game::crash_order(const Trigger& trig, CrashOrder& order) const {
     order.clear();
     for (int i = 0; i < s_.n; ++i) {
         int p = (s_.current + i) % s_.n;
-        // nobody crashes their own use or treasure (triggered() refuses them): not asked
-        if (p == trig.who && trig.on != ON_EVENT) continue;
-        if (!may_crash(p, trig.on)) continue;
+        if (!may_crash(p, trig.on, trig.who)) continue;
         CrashOrder::Entry& e = order.next();
         crash_choices(p, trig, e.second);
         if (!e.second.empty()) e.first = p, order.push();

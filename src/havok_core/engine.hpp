@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 #if defined(_MSC_VER)
 #include <intrin.h>
@@ -189,6 +191,7 @@ public:
     // The trigger of the crash window that opens on frame ``fi``.
     Trigger trigger_of(int fi) const;
     void fill_trigger(int fi, Trigger& trig) const;  // trigger_of(), into ``trig``'s buffers
+    std::pair<int, int> trigger_on(const Frame& fr) const;  // a window's TriggerOn and its seat
     // The effect list of ability ``ref`` used by (or resolving for) ``seat``.
     const std::vector<Op>& ops_for(int ref, int seat) const { return cards_->ops(ref, s_.dragons.at(seat)); }
 
@@ -265,7 +268,7 @@ private:
     int run_window(int fi);
     int open_window(int fi);
     void crash_order(const Trigger& trig, CrashOrder& order) const;
-    bool may_crash(int p, int on) const;
+    bool may_crash(int p, int on, int who) const;
     int run_ops(int fi, const std::vector<Op>& ops);
     bool triggered(int ref, int p, const Trigger& trig) const;
     bool changes_event(int ref, int p, const Trigger& trig) const;
