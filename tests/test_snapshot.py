@@ -246,3 +246,17 @@ def test_the_core_refuses_a_crash_window_that_asks_more_seats_than_a_game_has():
     stack[-1]["order"] = [stack[-1]["order"][0]] * 5
     with pytest.raises(_core.CoreError, match="^a crash window asks more seats than there are$"):
         g.s.stack = stack
+
+
+def test_the_core_refuses_a_crash_window_with_more_declarations_than_seats():
+    # a seat declares at most once in a window; a window that closes on more is refused with
+    # the project's error, before any declared card is taken from a hand
+    g, rng = Game(2, seed=0), random.Random(0)
+    while g.pending["purpose"] != "crash":
+        g.apply(rng.choice(g.legal_actions()))
+    stack = g.s.stack
+    seat, choices = stack[-1]["order"][0]
+    stack[-1]["decl"] = [[seat, choices[0]]] * 5
+    g.s.stack = stack
+    with pytest.raises(SnapshotError, match="^the game cannot go on from this position: bad crash window$"):
+        g.apply(g.END)
