@@ -31,15 +31,14 @@ void CardTables::finish() {
     require(static_cast<int>(abilities.size()) == n_refs(), "one ability slot per card kind and innate");
     require(is_treasure(starting_treasure) && copies[starting_treasure] >= MAX_PLAYERS,
             "the starting treasure needs 4 copies");
-    total_cards = 0;
-    int hijinks_cards = 0;
+    havok_deck.clear(), hijinks_deck.clear();
     for (int k = 0; k < n_kinds; ++k) {
         require(copies[k] >= 1 && copies[k] <= 1000, "copies must be 1 to 1000");
         require(value[k] >= 0 && value[k] <= 1000000, "values must be 0 to 1000000");
-        total_cards += copies[k];
-        if (is_hijinks(k)) hijinks_cards += copies[k];
+        std::vector<int>& deck = is_hijinks(k) ? hijinks_deck : havok_deck;
+        deck.insert(deck.end(), copies[k], k);
     }
-    require(hijinks_cards >= 3 * MAX_PLAYERS, "the Hijinks deck needs 12 cards");
+    require(hijinks_deck.size() >= 3 * MAX_PLAYERS, "the Hijinks deck needs 12 cards");
     for (const Dragon& d : dragons) require(d.ready_type >= 0 && d.ready_type < N_TYPES, "bad ready type");
     const int nd = static_cast<int>(dragons.size());
     for (int r = 0; r < n_refs(); ++r) {
@@ -62,11 +61,6 @@ void CardTables::finish() {
                 require(op.victim >= V_OPPONENT && op.victim <= V_RIGHT, "bad victim");
                 require(op.count <= 1000 && op.else_draw <= 1000 && op.n <= 1000, "parameter too large");
             }
-    }
-    havok_deck.clear(), hijinks_deck.clear();
-    for (int k = 0; k < n_kinds; ++k) {
-        std::vector<int>& deck = is_hijinks(k) ? hijinks_deck : havok_deck;
-        deck.insert(deck.end(), copies[k], k);
     }
     crash_on.assign(n_refs(), -1);
     for (int r = 0; r < n_refs(); ++r)

@@ -72,14 +72,15 @@ bool Game::has_eligible(int owner, int max_value) const {
     return false;
 }
 
-// The kinds ``you`` may give: all of its hoard's, or with give_lowest those worth the least.
-KindSet Game::trade_give_kinds(int you, const Op& op) const {
+// The kinds ``you`` may give (of all its hoard, or with give_lowest of those worth the least)
+// that are worth at least ``want`` to it.
+KindSet Game::trade_give_kinds(int you, const Op& op, long long want) const {
     const Cards& hoard = s_.hoards.at(you);
     const std::vector<int>& v = cards_->worth[s_.dragons[you]];
     int low = ANY;
     if (op.give_lowest)
         for (int k : hoard) low = std::min(low, v[k]);
-    return KindSet(hoard, [&](int k) { return !op.give_lowest || v[k] == low; });
+    return KindSet(hoard, [&](int k) { return (!op.give_lowest || v[k] == low) && v[k] >= want; });
 }
 
 std::vector<int> Game::trade_gives(int you, const Op& op) const {
@@ -126,18 +127,8 @@ bool Game::has_trade_take(int you, int victim, const Op& op) const {
     return false;
 }
 
-KindSet Game::trade_give_kinds_for(int you, int victim, int take, const Op& op) const {
-    const long long want = trade_min_give(op, worth(victim, take));
-    const Cards& hoard = s_.hoards.at(you);
-    const std::vector<int>& v = cards_->worth[s_.dragons[you]];
-    int low = ANY;
-    if (op.give_lowest)
-        for (int k : hoard) low = std::min(low, v[k]);
-    return KindSet(hoard, [&](int k) { return (!op.give_lowest || v[k] == low) && v[k] >= want; });
-}
-
 std::vector<int> Game::trade_gives_for(int you, int victim, int take, const Op& op) const {
-    const KindSet kinds = trade_give_kinds_for(you, victim, take, op);
+    const KindSet kinds = trade_give_kinds(you, op, trade_min_give(op, worth(victim, take)));
     return {kinds.begin(), kinds.end()};
 }
 
@@ -267,7 +258,8 @@ int Game::choose_hoard_target(int fi, const Op& op) {
         }
         if (t.give == ABSENT) {
             if (a == ABSENT)
-                return ask_treasures(actor, trade_give_kinds_for(you, victim, t.picks[0], op), P_TRADE_GIVE, ctx);
+                return ask_treasures(actor, trade_give_kinds(you, op, trade_min_give(op, worth(victim, t.picks[0]))),
+                                     P_TRADE_GIVE, ctx);
             t.give = treasure_of(a);
         }
         t.done = true;

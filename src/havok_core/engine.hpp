@@ -174,13 +174,12 @@ public:
     // eligible() in a fixed buffer, for the question that lists them
     KindSet eligible_kinds(int owner, int max_value, const Cards& exclude = {}) const;
     std::vector<int> trade_gives(int you, const Op& op) const;
-    KindSet trade_give_kinds(int you, const Op& op) const;  // trade_gives(), in a fixed buffer
+    // trade_gives() in a fixed buffer, only the kinds worth at least ``want`` (trade_gives_for)
+    KindSet trade_give_kinds(int you, const Op& op, long long want = -ANY) const;
     static long long trade_min_give(const Op& op, int take_value);
     std::vector<int> trade_takes(int you, int victim, const Op& op) const;
     std::vector<int> trade_gives_for(int you, int victim, int take, const Op& op) const;
-    // trade_takes() and trade_gives_for() in fixed buffers
-    KindSet trade_take_kinds(int you, int victim, const Op& op) const;
-    KindSet trade_give_kinds_for(int you, int victim, int take, const Op& op) const;
+    KindSet trade_take_kinds(int you, int victim, const Op& op) const;  // trade_takes(), in a fixed buffer
     std::vector<int> candidates(int you, const Op& op) const;
     Seats candidate_seats(int you, const Op& op) const;  // candidates(), without allocating
     std::vector<int> salvage_options(const Op& op) const;
