@@ -272,9 +272,7 @@ class Game:
                 and dragons is None and cards is None and log is False and advance is True):
             # the common call (a loop's next game), the checks of _configure all passed: a new
             # game is made every twenty-odd decisions, and the general path was half its cost
-            cs = default_cards()
-            entry = _TABLES.get(id(cs))
-            d = (entry[1] if entry is not None and entry[0] is cs else tables(cs)).new_game_dict.copy()
+            d = tables(default_cards()).new_game_dict.copy()
             d["seed"] = seed
             d["options"] = {"num_players": num_players, "dragons": None}
             d["_core"] = core = _core.Game.new(d["_tables"], num_players, [-1] * num_players,
