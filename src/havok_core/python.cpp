@@ -1263,6 +1263,12 @@ NB_MODULE(_core, m) {
            "Step every game (the GIL released); -1, or the index of the first illegal action "
            "(then nothing changed).");
 
+    m.def("mod_below", [](uint64_t x, uint64_t d) {
+        if (d == 0) throw CoreError("the divisor must be positive");
+        return mod_below(x, d);
+    }, nb::arg("x"), nb::arg("d"),
+       "x % d as the core's shuffles and random choices compute it (through a table of "
+       "reciprocals): tests hold it to Python's %.");
     m.def("random_playouts", [](std::shared_ptr<const CardTables> cs, int num_players, int games, uint64_t seed) {
         if (num_players < 2 || num_players > MAX_PLAYERS || games < 0) throw CoreError("bad playout count");
         nb::gil_scoped_release nogil;
@@ -1277,7 +1283,7 @@ NB_MODULE(_core, m) {
             Game& g = *game;
             while (!g.is_over()) {
                 const auto& choices = g.state().pending.choices;
-                g.apply(choices[rng_next(seed) % choices.size()]);
+                g.apply(choices[mod_below(rng_next(seed), choices.size())]);
                 ++decisions;
             }
         }

@@ -51,7 +51,7 @@ void Batch::play_opponents(int i) {
     while (!g.is_over() && g.to_act() != learner_seat_[i]) {
         const auto& choices = g.state().pending.choices;
         uint64_t r = rng_next(opponent_rng_[i]);
-        g.apply(choices[r % choices.size()]);
+        g.apply(choices[mod_below(r, choices.size())]);
     }
 }
 
