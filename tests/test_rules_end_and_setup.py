@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from builder import (CARDS, FULL_SET, SNATCHABLE, Pos, asked, count_cards, do, hoard, pile, plain,
-                     printed, worth_exactly)
+                     printed, worth, worth_exactly)
 from havok_env import Game, IllegalActionError
 
 # -- setup ----------------------------------------------------------------------------------------
@@ -134,6 +134,18 @@ def test_game_ends_when_a_hoard_reaches_15():
     assert g.snapshot()["result"]["winners"] == [0]
     with pytest.raises(IllegalActionError):
         g.apply(0)
+
+
+def test_the_fewest_treasures_that_reach_15_end_the_game():
+    # three treasures each worth Ruby's most (5, one with the fire affinity): a hoard that scores
+    # exactly as many cards times its best worth ends the game like any other
+    g = (Pos(2, ["Ruby", "Obsidian"]).hoard(0, "King's Crown", "Phoenix Feather")
+         .havok_top("Moonlit Tiara").build(flip=True))
+    assert [worth("Ruby", x) for x in ("King's Crown", "Phoenix Feather", "Moonlit Tiara")] == [5, 5, 5]
+    assert g.is_over and g.result["reason"] == "hoard_15" and g.scores()[0] == 15
+    g = (Pos(2, ["Amber", "Obsidian"]).hoard(0, "King's Crown", "Phoenix Feather")
+         .havok_top("Moonlit Tiara").build(flip=True))
+    assert not g.is_over and g.scores()[0] == 14
 
 
 def test_game_goes_on_at_14():

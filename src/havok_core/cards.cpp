@@ -1,5 +1,7 @@
 #include "cards.hpp"
 
+#include <algorithm>
+
 namespace havok {
 
 const char* const OP_NAMES[N_OPS] = {
@@ -69,6 +71,9 @@ void CardTables::finish() {
     for (int d = 0; d < nd; ++d)
         for (int k = 0; k < n_kinds; ++k)
             worth[d][k] = value[k] + (is_treasure(k) && affinity[k] == dragons[d].affinity ? 1 : 0);
+    most_worth.assign(nd, 0);  // (at least 0: an upper bound is all the check needs)
+    for (int d = 0; d < nd; ++d)
+        for (int w : worth[d]) most_worth[d] = std::max(most_worth[d], w);
     END = 0;
     PLAY = 1;
     INNATE_PLAY = PLAY + n_hijinks;

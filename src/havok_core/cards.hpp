@@ -105,6 +105,8 @@ struct CardTables {
     std::vector<Ability> abilities;
     std::vector<Dragon> dragons;
     std::vector<std::vector<int>> worth;  // worth[dragon][kind]: value in that dragon's hoard
+    // most_worth[dragon]: the most any kind is worth to it (a hoard of k cards scores at most k times it)
+    std::vector<int> most_worth;
     // the decks before the deal: every copy of each kind, in kind order
     std::vector<int> havok_deck, hijinks_deck;
     // crash_on[ref]: the trigger (TriggerOn) of a crash ability, -1 for one that is no crash;

@@ -297,8 +297,10 @@ void Game::after_resolution() {
             break;
         }
     if (!s_.has_result) {
+        // (a hoard too small to reach the winning score is not summed: most are, after most resolutions)
         for (int p = 0; p < s_.n; ++p)
-            if (score(p) >= WIN_SCORE) {
+            if (static_cast<long long>(s_.hoards[p].size()) * cards_->most_worth[s_.dragons[p]] >= WIN_SCORE &&
+                score(p) >= WIN_SCORE) {
                 end("hoard_15");
                 break;
             }
