@@ -34,7 +34,7 @@ void Batch::new_game(int i) {
     uint64_t seed = rng_next(rng_) & ((1ULL << 63) - 1);
     games_[i].redeal(n_players_, std::vector<int>(n_players_, -1), seed, false);
     if (learner_) {
-        learner_seat_[i] = static_cast<int>(rng_next(rng_) % static_cast<uint64_t>(n_players_));
+        learner_seat_[i] = static_cast<int>(mod_below(rng_next(rng_), static_cast<uint64_t>(n_players_)));
         opponent_rng_[i] = rng_next(rng_);
     }
 }
