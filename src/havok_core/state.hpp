@@ -305,10 +305,18 @@ struct State {
     std::vector<std::string> log;
 
     int rand_below(int k) { return static_cast<int>(mod_below(rng_next(rng), static_cast<uint64_t>(k))); }
+    // Fisher-Yates from the last card down, j = rand_below(i + 1) for each i in turn. The draws
+    // are made a block at a time before that block's swaps: a swap's load of a card at a random
+    // index, while earlier swaps' stores are still in flight, stalled the loop that drew and
+    // swapped in turn (about twice as slow; shuffles are a tenth of a two-player game's time).
     void shuffle(Cards& cards) {
-        for (int i = static_cast<int>(cards.size()) - 1; i > 0; --i) {
-            int j = rand_below(i + 1);
-            std::swap(cards[i], cards[j]);
+        int* c = cards.data();
+        uint32_t js[64];
+        for (int i = static_cast<int>(cards.size()) - 1; i > 0;) {
+            const int m = std::min(i, 64);
+            for (int t = 0; t < m; ++t) js[t] = static_cast<uint32_t>(rand_below(i - t + 1));
+            for (int t = 0; t < m; ++t) std::swap(c[i - t], c[js[t]]);
+            i -= m;
         }
     }
 };
