@@ -45,13 +45,15 @@ _TRAIN = ["train.py", "--dragon", "fire", "--opponents", "random", "--n-envs", "
           "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16", "--final-eval-games", "0", "--seed", "1",
           "--logdir", "", "--no-progress", "--out", "{tmp}/fire"]
 TARGETS = {  # name: (command, the line on standard output that starts the window, if any)
-    # heuristic against random: about 4 ms a game on a core, so this runs well past the window
+    # each target's work must outlast the window many times over, or a signal lands in the
+    # interpreter's teardown, which is CPython's and not the scripts' to handle. heuristic against
+    # random: about 4 ms a game on a core, so this runs well past the window
     "evaluate": (["evaluate.py", "--agents", "heuristic", "random", "--games", "2000", "--workers", "2",
                   "--seed", "1", "--no-progress"], None),
-    "collect": (_TRAIN + ["--timesteps", "128", "--eval-every", "0", "--bc-games", "4000", "--bc-epochs", "1",
+    "collect": (_TRAIN + ["--timesteps", "128", "--eval-every", "0", "--bc-games", "40000", "--bc-epochs", "1",
                           "--distill-games", "0"], "behaviour cloning: "),
     "distill": (_TRAIN + ["--timesteps", "128", "--eval-every", "0", "--bc-games", "200", "--bc-epochs", "40",
-                          "--distill-games", "400", "--distill-teacher", "search:4"], "distillation: "),
+                          "--distill-games", "2000", "--distill-teacher", "search:4"], "distillation: "),
     "ppo": (_TRAIN + ["--timesteps", "100000", "--eval-every", "1024", "--eval-games", "100",
                       "--bc-games", "0", "--distill-games", "0"], "training Ruby"),
 }
