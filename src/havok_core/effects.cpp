@@ -3,15 +3,10 @@
 // first). Targeted primitives choose their targets first; for a card or ability that happens
 // before the crash window opens on it. ``fi`` is the index of the frame resolving the effect.
 #include <algorithm>
-#include <set>
 
 #include "engine.hpp"
 
 namespace havok {
-
-namespace {
-std::vector<int> sorted_set(const Cards& cards) { return distinct(cards); }
-}  // namespace
 
 Frame& Game::crashed(int fi) { return frame(frame(fi).crashed); }
 
@@ -146,19 +141,17 @@ Seats Game::candidate_seats(int you, const Op& op) const {
 
 // The kinds a salvage may take from the trash heap: the best printed value with pick = "best",
 // else any worth at most max_value.
+KindSet Game::salvage_kinds(const Op& op) const {
+    const std::vector<int>& value = cards_->value;
+    int best = -1;
+    if (op.pick_best)
+        for (int k : s_.trash) best = std::max(best, value[k]);
+    return KindSet(s_.trash, [&](int k) { return op.pick_best ? value[k] == best : value[k] <= op.max_value; });
+}
+
 std::vector<int> Game::salvage_options(const Op& op) const {
-    std::vector<int> opts;
-    const Cards& trash = s_.trash;
-    if (op.pick_best) {
-        int best = -1;
-        for (int k : trash) best = std::max(best, cards_->value[k]);
-        for (int k : trash)
-            if (cards_->value[k] == best) opts.push_back(k);
-    } else {
-        for (int k : trash)
-            if (cards_->value[k] <= op.max_value) opts.push_back(k);
-    }
-    return distinct(opts);
+    const KindSet kinds = salvage_kinds(op);
+    return {kinds.begin(), kinds.end()};
 }
 
 // Where a redirected event may go: the flipper's left, or with to = "choice" any other seat.
@@ -177,8 +170,9 @@ Seats Game::redirect_seats(int flipper, const Op& op) const {
 // The richest and the poorest dragon, ties to the nearest clockwise from ``you``.
 std::pair<int, int> Game::tribute_seats(int you) const {
     const int n = s_.n;
-    std::vector<int> sc = scores();
-    int hi = *std::max_element(sc.begin(), sc.end()), lo = *std::min_element(sc.begin(), sc.end());
+    int sc[MAX_PLAYERS];
+    for (int p = 0; p < n; ++p) sc[p] = score(p);
+    const int hi = *std::max_element(sc, sc + n), lo = *std::min_element(sc, sc + n);
     if (hi == lo) return {-1, -1};
     int giver = -1, taker = -1;
     for (int i = 0; i < n; ++i) {
@@ -298,8 +292,8 @@ int Game::choose_salvage(int fi, const Op& op) {
         fr.t.picks = {treasure_of(a)};
         return DONE;
     }
-    std::vector<int> opts = salvage_options(op);
-    if (opts.empty()) {
+    const KindSet opts = salvage_kinds(op);
+    if (opts.begin() == opts.end()) {
         fr.t.done = true;
         fr.t.has_picks = true;
         fr.t.picks.clear();
@@ -323,10 +317,8 @@ int Game::choose_swap(int fi, const Op&) {
         return DONE;
     }
     const int you = fr.you;
-    const Cards picks = crashed(fi).t.picks;
-    std::vector<int> opts;
-    for (int k : sorted_set(s_.hoards.at(you)))
-        if (!contains(picks, k)) opts.push_back(k);
+    const Cards& picks = crashed(fi).t.picks;  // (asking leaves the stack alone)
+    const KindSet opts(s_.hoards.at(you), [&](int k) { return !contains(picks, k); });
     Context& ctx = new_context();
     ctx.ability = fr.ability;
     ctx.actor = you;
@@ -349,12 +341,13 @@ int Game::choose_redirect(int fi, const Op& op) {
         fr.t.seat = seat_from_action(you, a);
         return DONE;
     }
-    std::vector<int> choices;
+    std::vector<int>& choices = s_.pending.choices;
+    choices.clear();
     for (int p : seats) choices.push_back(seat_action(you, p));
     Context& ctx = new_context();
     ctx.ability = fr.ability;
     ctx.actor = you;
-    return ask(you, std::move(choices), P_REDIRECT_TO, ctx);
+    return ask_in_place(you, P_REDIRECT_TO, ctx);
 }
 
 bool Game::is_targeted(int code) {
@@ -506,8 +499,10 @@ int Game::flip(int fi, const Op& op) {
     if (!frame(fi).o.has_shown) {
         if (op.optional) {
             if (s_.havok.empty()) return DONE;
-            if (a == ABSENT)
-                return ask(you, {cards_->END, cards_->OPTION}, P_FLIP_OR_NOT, ctx);
+            if (a == ABSENT) {
+                s_.pending.choices.assign({cards_->END, cards_->OPTION});
+                return ask_in_place(you, P_FLIP_OR_NOT, ctx);
+            }
             if (a == cards_->END) return DONE;
             a = ABSENT;
         }
@@ -521,23 +516,29 @@ int Game::flip(int fi, const Op& op) {
         frame(fi).o.shown = shown;
         frame(fi).o.has_shown = true;
     }
-    const Cards shown = frame(fi).o.shown;
+    // (read until the Havok card is pushed: nothing before that moves the stack)
+    const Cards& shown = frame(fi).o.shown;
     if (shown.empty()) throw CoreError("a flip shows no card");
-    if (sorted_set(shown).size() > 1 && a == ABSENT) {  // copies of one card are one choice
-        std::vector<int> options;
+    const bool one_kind = std::all_of(shown.begin(), shown.end(), [&](int k) { return k == shown[0]; });
+    if (!one_kind && a == ABSENT) {  // copies of one card are one choice
+        std::vector<int>& options = s_.pending.choices;
+        options.clear();
         for (size_t i = 0; i < shown.size(); ++i)
             if (std::find(shown.begin(), shown.begin() + i, shown[i]) == shown.begin() + i)
                 options.push_back(cards_->OPTION + static_cast<int>(i));
         ctx.has_shown = true;
         ctx.shown = shown;
-        return ask(you, std::move(options), P_RESOLVE_WHICH, ctx);
+        return ask_in_place(you, P_RESOLVE_WHICH, ctx);
     }
     int i = a != ABSENT ? a - cards_->OPTION : 0;
     if (i < 0 || i >= static_cast<int>(shown.size())) throw CoreError("bad option");
-    int pick = shown[i];
-    Cards rest = shown;
-    remove_one(rest, pick, "shown cards");
-    for (int k : rest) {
+    const int pick = shown[i];
+    bool picked = false;  // the first copy of the pick is resolved, the rest go to the bottom
+    for (int k : shown) {
+        if (!picked && k == pick) {
+            picked = true;
+            continue;
+        }
         remove_one(s_.in_play, k, "cards in play");
         s_.havok.push_back(k);
         if (logging()) say(card_name(k) + " goes to the bottom of the Havok deck");
@@ -550,17 +551,19 @@ int Game::flip(int fi, const Op& op) {
 int Game::foresight(int fi, const Op& op) {
     const int you = frame(fi).you;
     int a = take_answer(fi);
-    Cards top(s_.havok.begin(), s_.havok.begin() + std::min<size_t>(op.n, s_.havok.size()));
+    // the top cards: the first ``top`` of the deck
+    const int top = static_cast<int>(std::min<size_t>(op.n, s_.havok.size()));
     if (a == ABSENT) {
-        s_.known[you] = top;
-        std::vector<int> choices{cards_->END};
-        for (size_t i = 0; i < top.size(); ++i) choices.push_back(cards_->OPTION + static_cast<int>(i));
+        s_.known[you].assign(s_.havok.begin(), s_.havok.begin() + top);
+        std::vector<int>& choices = s_.pending.choices;
+        choices.assign(1, cards_->END);
+        for (int i = 0; i < top; ++i) choices.push_back(cards_->OPTION + i);
         Context& ctx = new_context();
         ctx.ability = frame(fi).ability;
         ctx.actor = you;
         ctx.has_shown = true;
-        ctx.shown = top;
-        return ask(you, std::move(choices), P_BOTTOM, ctx);
+        ctx.shown.assign(s_.havok.begin(), s_.havok.begin() + top);
+        return ask_in_place(you, P_BOTTOM, ctx);
     }
     if (a != cards_->END && s_.havok.size() > 1) {
         int i = a - cards_->OPTION;
@@ -570,10 +573,9 @@ int Game::foresight(int fi, const Op& op) {
         s_.havok.push_back(k);
         for (int p = 0; p < s_.n; ++p)  // the others saw a card go to the bottom, not which
             if (p != you) s_.known[p].clear();
-        Cards kept;
-        for (size_t j = 0; j < top.size(); ++j)
-            if (static_cast<int>(j) != i) kept.push_back(top[j]);
-        s_.known[you] = kept;
+        // the top cards but the one moved: the first top - 1 of the deck now (top, if it was
+        // below them)
+        s_.known[you].assign(s_.havok.begin(), s_.havok.begin() + (i < top ? top - 1 : top));
         if (logging()) say(seat_name(you) + " puts one of the top Havok cards on the bottom");
     }
     return DONE;
@@ -583,14 +585,15 @@ int Game::recall(int fi, const Op&) {
     const int you = frame(fi).you;
     int a = take_answer(fi);
     if (a == ABSENT) {
-        std::vector<int> kinds = sorted_set(s_.discard);
-        if (kinds.empty()) return DONE;
-        std::vector<int> choices;
+        const KindSet kinds(s_.discard);
+        if (kinds.begin() == kinds.end()) return DONE;
+        std::vector<int>& choices = s_.pending.choices;
+        choices.clear();
         for (int k : kinds) choices.push_back(card_action(k));
         Context& ctx = new_context();
         ctx.ability = frame(fi).ability;
         ctx.actor = you;
-        return ask(you, std::move(choices), P_RECALL_PICK, ctx);
+        return ask_in_place(you, P_RECALL_PICK, ctx);
     }
     int k = card_of(a);
     remove_one(s_.discard, k, "discard pile");
@@ -619,11 +622,10 @@ int Game::pass_left(int fi, const Op& op) {
             Context& ctx = new_context();
             ctx.ability = frame(fi).ability;
             ctx.actor = you;
-            return ask_treasures(p, sorted_set(s_.hoards[p]),
-                       P_PASS_PICK, ctx);
+            return ask_treasures(p, KindSet(s_.hoards[p]), P_PASS_PICK, ctx);
         }
     }
-    const auto chosen = o.chosen;
+    const auto& chosen = o.chosen;  // (moving treasures leaves the stack alone)
     for (const auto& [p, k] : chosen) {
         if (p < 0 || p >= n) throw CoreError("bad pass");
         remove_one(s_.hoards[p], k, "hoard");
@@ -647,16 +649,13 @@ int Game::break_lowest_all(int fi, const Op&) {
         if (hoard.empty()) continue;
         int low = worth(p, hoard[0]);
         for (int k : hoard) low = std::min(low, worth(p, k));
-        std::set<int> lowest;
-        for (int k : hoard)
-            if (worth(p, k) == low) lowest.insert(k);
-        if (a == ABSENT && lowest.size() > 1) {
+        const KindSet lowest(hoard, [&](int k) { return worth(p, k) == low; });
+        if (a == ABSENT && lowest.end() - lowest.begin() > 1) {
             frame(fi).o.i = i;
             Context& ctx = new_context();
             ctx.ability = frame(fi).ability;
             ctx.actor = you;
-            return ask_treasures(p, {lowest.begin(), lowest.end()},
-                       P_RAID_PICK, ctx);
+            return ask_treasures(p, lowest, P_RAID_PICK, ctx);
         }
         int k = a != ABSENT ? treasure_of(a) : *lowest.begin();
         a = ABSENT;
@@ -677,8 +676,7 @@ int Game::tribute(int fi, const Op&) {
         ctx.ability = frame(fi).ability;
         ctx.actor = you;
         ctx.target = taker;
-        return ask_treasures(giver, sorted_set(s_.hoards[giver]),
-                   P_TRIBUTE_PICK, ctx);
+        return ask_treasures(giver, KindSet(s_.hoards[giver]), P_TRIBUTE_PICK, ctx);
     }
     move_treasure(giver, treasure_of(a), taker);
     return DONE;

@@ -183,6 +183,7 @@ public:
     std::vector<int> candidates(int you, const Op& op) const;
     Seats candidate_seats(int you, const Op& op) const;  // candidates(), without allocating
     std::vector<int> salvage_options(const Op& op) const;
+    KindSet salvage_kinds(const Op& op) const;  // salvage_options(), in a fixed buffer
     Seats redirect_seats(int flipper, const Op& op) const;
     // (giver, taker) of a tribute, or (-1, -1) when all hoards are worth the same
     std::pair<int, int> tribute_seats(int you) const;
