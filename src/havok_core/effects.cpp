@@ -27,20 +27,14 @@ Seats Game::victim_seats(int you, int actor, int sel) const {
     }
     Seats opponents;
     for (int i = 1; i < n; ++i) opponents.push_back((actor + i) % n);
-    if (sel == V_RICHER) {
-        int mine = score(actor);
-        for (int p : opponents)
-            if (score(p) > mine) out.push_back(p);
-        return out;
-    }
-    if (sel == V_RICHEST) {
-        int best = score(opponents.p[0]);
-        for (int p : opponents) best = std::max(best, score(p));
-        for (int p : opponents)
-            if (score(p) == best) out.push_back(p);
-        return out;
-    }
-    return opponents;
+    if (sel != V_RICHER && sel != V_RICHEST) return opponents;
+    // the richer opponents (than the actor) or the richest, each score summed once
+    int sc[MAX_PLAYERS];
+    for (int i = 0; i < opponents.n; ++i) sc[i] = score(opponents.p[i]);
+    const int least = sel == V_RICHER ? score(actor) + 1 : *std::max_element(sc, sc + opponents.n);
+    for (int i = 0; i < opponents.n; ++i)
+        if (sc[i] >= least) out.push_back(opponents.p[i]);
+    return out;
 }
 
 int Game::thief(int you, const Op& op) const { return op.thief_right ? (you - 1 + s_.n) % s_.n : you; }
@@ -131,12 +125,24 @@ std::vector<int> Game::trade_gives_for(int you, int victim, int take, const Op& 
 std::vector<int> Game::candidates(int you, const Op& op) const { return candidate_seats(you, op).vec(); }
 
 Seats Game::candidate_seats(int you, const Op& op) const {
-    bool is_trade = op.code == OP_TRADE;
-    int actor = op.code == OP_STEAL ? thief(you, op) : you;
     Seats out;
+    const int actor = op.code == OP_STEAL ? thief(you, op) : you;
     for (int v : victim_seats(you, actor, op.victim))
-        if (is_trade ? has_trade_take(you, v, op) : has_eligible(v, op.max_value)) out.push_back(v);
+        if (is_candidate(you, v, op)) out.push_back(v);
     return out;
+}
+
+bool Game::is_candidate(int you, int victim, const Op& op) const {
+    return op.code == OP_TRADE ? has_trade_take(you, victim, op) : has_eligible(victim, op.max_value);
+}
+
+// !candidate_seats(you, op).empty(), stopping at the first: asked for every card in hand at
+// every main decision (may it be played?)
+bool Game::has_candidate(int you, const Op& op) const {
+    const int actor = op.code == OP_STEAL ? thief(you, op) : you;
+    for (int v : victim_seats(you, actor, op.victim))
+        if (is_candidate(you, v, op)) return true;
+    return false;
 }
 
 // The kinds a salvage may take from the trash heap: the best printed value with pick = "best",
@@ -743,7 +749,7 @@ bool Game::is_conditional(int code) {
 // May a card or ability with this primitive be used now (a legal target exists)?
 bool Game::op_usable(int you, const Op& op) const {
     switch (op.code) {
-        case OP_STEAL: case OP_BREAK: case OP_TRADE: return !candidate_seats(you, op).empty();
+        case OP_STEAL: case OP_BREAK: case OP_TRADE: return has_candidate(you, op);
         case OP_SALVAGE:
             for (int k : s_.trash)
                 if (cards_->value[k] <= op.max_value) return true;
@@ -758,7 +764,7 @@ bool Game::op_usable(int you, const Op& op) const {
 bool Game::has_effect(int you, const Op& op) const {
     const int n = s_.n;
     switch (op.code) {
-        case OP_STEAL: case OP_BREAK: case OP_TRADE: return !candidate_seats(you, op).empty();
+        case OP_STEAL: case OP_BREAK: case OP_TRADE: return has_candidate(you, op);
         case OP_DRAW: return !s_.hijinks.empty() || !s_.discard.empty();
         case OP_SALVAGE:
             return op_usable(you, op) || (op.else_draw && (!s_.hijinks.empty() || !s_.discard.empty()));

@@ -182,6 +182,7 @@ public:
     KindSet trade_take_kinds(int you, int victim, const Op& op) const;  // trade_takes(), in a fixed buffer
     std::vector<int> candidates(int you, const Op& op) const;
     Seats candidate_seats(int you, const Op& op) const;  // candidates(), without allocating
+    bool has_candidate(int you, const Op& op) const;     // !candidates().empty(), sooner
     std::vector<int> salvage_options(const Op& op) const;
     KindSet salvage_kinds(const Op& op) const;  // salvage_options(), in a fixed buffer
     Seats redirect_seats(int flipper, const Op& op) const;
@@ -276,6 +277,7 @@ private:
     // effects.cpp: target selection
     bool has_eligible(int owner, int max_value) const;
     bool has_trade_take(int you, int victim, const Op& op) const;  // !trade_takes(...).empty()
+    bool is_candidate(int you, int victim, const Op& op) const;    // may this op target the victim?
     int trade_take_cap(int you, const Op& op) const;
     int choose_hoard_target(int fi, const Op& op);
     int choose_salvage(int fi, const Op& op);
