@@ -622,7 +622,7 @@ class Game:
 
 
 # Game.apply(action), "take ``action`` for the pending decision and advance to the next one", is
-# a C method of the class (python.cpp): a legal plain int costs one C call and no Python frame,
+# a C method of the class (py_game.cpp): a legal plain int costs one C call and no Python frame,
 # the benchmark's "one Python call per decision"; everything else goes to Game._apply_checked.
 Game.apply = _core.install_apply(Game, SnapshotError)
 

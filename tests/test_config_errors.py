@@ -79,7 +79,7 @@ def test_illegal_action_values(action):
     assert g.snapshot() == before
 
 
-# Game.apply is a C method (the core takes a legal plain int itself, python.cpp); everything else
+# Game.apply is a C method (the core takes a legal plain int itself, py_game.cpp); everything else
 # goes to Game._apply_checked. These are the messages the Python method gave, word for word.
 _MAIN = "is not legal for player_1's main decision; legal: 0 (end the turn), 1 (play Sticky Claws), " \
         "21 (use Pilfer (Ruby's innate play)), 23 (discard Sticky Claws and draw), 24 (discard Heist " \

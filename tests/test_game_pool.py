@@ -1,4 +1,4 @@
-"""New games dealt into pooled finished ones (python.cpp's game pool, Game.new) and Game()'s lean
+"""New games dealt into pooled finished ones (py_game.cpp's game pool, Game.new) and Game()'s lean
 path for its common call: the same games, byte for byte, as fresh ones."""
 
 import random
