@@ -1,6 +1,6 @@
 // The binding's areas, a file each (python.cpp says why), each with the one function that
-// registers its classes and functions on the module. python.cpp calls them in the order below:
-// the order in which the module's names were registered when the binding was one file.
+// registers its classes and functions on the module. python.cpp calls them in the order below,
+// which is the order of the module's names.
 #pragma once
 #include <nanobind/nanobind.h>
 
