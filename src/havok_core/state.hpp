@@ -53,53 +53,61 @@ inline uint64_t mod_below(uint64_t x, uint64_t d) {
 
 using Cards = std::vector<int>;
 
+// The structs below are reset for reuse (a frame's slot, the pending decision's context) with
+// their lists' buffers kept: each holds its plain fields in a base struct whose defaults are the
+// new object's, so that reset() assigns that base anew and clears the lists, and a field added
+// to the base is reset with the rest.
+
 // What a crash window is about (the Python engine's "trig" dict).
-struct Trigger {
+struct TriggerFields {
     int on = ON_EVENT;
     int frame = 0;      // the frame that opened the window
     int who = 0;        // flipper (event), receiver "to" (treasure) or user (use)
     int card = NONE;    // event / treasure
     bool crash_use = false;  // use: "crash" rather than "play"
     int type = 0;       // use: the Hijinks type
-    Cards owners, picks;
     int give = NONE;
     int ability = 0;    // use: the ability reference
+};
+struct Trigger : TriggerFields {
+    Cards owners, picks;
 
-    // as a new Trigger, keeping the lists' buffers (in step with the fields above)
-    void reset() {
-        on = ON_EVENT, frame = 0, who = 0, card = NONE, crash_use = false, type = 0, give = NONE, ability = 0;
+    void reset() {  // as a new Trigger, keeping the lists' buffers
+        static_cast<TriggerFields&>(*this) = TriggerFields{};
         owners.clear(), picks.clear();
     }
 };
 
 // Targets chosen so far (frame["t"]).
-struct Chosen {
+struct ChosenFields {
     bool done = false;
     int victim = ABSENT, actor = ABSENT, give = ABSENT, swap = ABSENT, seat = ABSENT;
     bool has_picks = false;
+};
+struct Chosen : ChosenFields {
     Cards picks;
 
-    void reset() {  // as a new Chosen, keeping the list's buffer (in step with the fields above)
-        done = has_picks = false;
-        victim = actor = give = swap = seat = ABSENT;
+    void reset() {  // as a new Chosen, keeping the list's buffer
+        static_cast<ChosenFields&>(*this) = ChosenFields{};
         picks.clear();
     }
 };
 
 // A primitive's scratch space (frame["o"]), cleared between primitives.
-struct Scratch {
+struct ScratchFields {
     bool pushed = false;
     bool has_shown = false;
-    Cards shown;
     bool has_chosen = false;
-    std::vector<std::pair<int, int>> chosen;  // Tidal Shift: [seat, kind]
     int asking = ABSENT;
     int i = ABSENT;
+};
+struct Scratch : ScratchFields {
+    Cards shown;
+    std::vector<std::pair<int, int>> chosen;  // Tidal Shift: [seat, kind]
 
-    void reset() {  // as a new Scratch, keeping the lists' buffers (in step with the fields above)
-        pushed = has_shown = has_chosen = false;
+    void reset() {  // as a new Scratch, keeping the lists' buffers
+        static_cast<ScratchFields&>(*this) = ScratchFields{};
         shown.clear(), chosen.clear();
-        asking = i = ABSENT;
     }
 };
 
@@ -149,7 +157,7 @@ private:
 enum FrameKind : int { F_TURN, F_HAVOK, F_USE, F_WINDOW };
 // turn steps: 0 "start", 1 "main"; havok steps 0, 1, 2; use steps: 0 "target", 1 "window", 2 "effect"
 
-struct Frame {
+struct FrameFields {
     int f = F_TURN;
     int step = 0;
     int a = ABSENT;  // the answer to the last question asked
@@ -165,27 +173,22 @@ struct Frame {
     int crashed = NONE;        // use: the frame it crashes
     bool canceled = false, to_discard = false, ok = false;
     int divert = ABSENT;       // use (a break): Scavenge sends the treasure to this seat
-    Chosen t;
-    Scratch o;
-    int pc = 0;
+    int pc = 0;                // havok and use: the effect list's next primitive
     // window
-    Trigger trig;
     bool has_order = false;
-    CrashOrder order;  // [seat, its crash choices]
-    int i = 0;
-    std::vector<std::pair<int, int>> decl;  // [seat, action]
+    int i = 0;                 // the entry of the order asked next
+};
+struct Frame : FrameFields {
+    Chosen t;    // havok and use
+    Scratch o;   // havok and use
+    Trigger trig;                           // window
+    CrashOrder order;                       // window: [seat, its crash choices]
+    std::vector<std::pair<int, int>> decl;  // window: [seat, action]
 
-    // as a new Frame, keeping the lists' buffers (in step with the fields above)
-    void reset() {
-        f = F_TURN, step = 0, a = ABSENT;
-        card = NONE, you = flipper = 0, to = ABSENT, nullified = false;
-        user = ability = 0, crash_use = false, crashed = NONE;
-        canceled = to_discard = ok = false, divert = ABSENT;
-        t.reset(), o.reset();
-        pc = 0;
-        trig.reset();
-        has_order = false, order.clear();
-        i = 0, decl.clear();
+    void reset() {  // as a new Frame, keeping the lists' buffers
+        static_cast<FrameFields&>(*this) = FrameFields{};
+        t.reset(), o.reset(), trig.reset();
+        order.clear(), decl.clear();
     }
 };
 
@@ -257,18 +260,19 @@ extern const char* const PURPOSES[N_PURPOSES];
 extern const int PURPOSE_KINDS[N_PURPOSES];
 
 // The pending decision's context (ability, actor, target, picks, shown; or the crash trigger).
-struct Context {
+struct ContextFields {
     bool has_trigger = false;
-    Trigger trigger;
     int ability = ABSENT, actor = ABSENT, target = ABSENT;
     bool has_picks = false, has_shown = false;
+};
+struct Context : ContextFields {
+    Trigger trigger;
     Cards picks, shown;
 
     // as a new Context, keeping the lists' buffers (a question is asked at every decision)
     void reset() {
-        has_trigger = has_picks = has_shown = false;
+        static_cast<ContextFields&>(*this) = ContextFields{};
         trigger.reset();
-        ability = actor = target = ABSENT;
         picks.clear(), shown.clear();
     }
 };
