@@ -126,10 +126,14 @@ std::vector<int> Game::candidates(int you, const Op& op) const { return candidat
 
 Seats Game::candidate_seats(int you, const Op& op) const {
     Seats out;
-    const int actor = op.code == OP_STEAL ? thief(you, op) : you;
-    for (int v : victim_seats(you, actor, op.victim))
+    for (int v : hoard_victims(you, op))
         if (is_candidate(you, v, op)) out.push_back(v);
     return out;
+}
+
+// The seats a steal, break or trade by ``you`` aims at, whether or not they hold a target.
+Seats Game::hoard_victims(int you, const Op& op) const {
+    return victim_seats(you, op.code == OP_STEAL ? thief(you, op) : you, op.victim);
 }
 
 bool Game::is_candidate(int you, int victim, const Op& op) const {
@@ -139,8 +143,7 @@ bool Game::is_candidate(int you, int victim, const Op& op) const {
 // !candidate_seats(you, op).empty(), stopping at the first: asked for every card in hand at
 // every main decision (may it be played?)
 bool Game::has_candidate(int you, const Op& op) const {
-    const int actor = op.code == OP_STEAL ? thief(you, op) : you;
-    for (int v : victim_seats(you, actor, op.victim))
+    for (int v : hoard_victims(you, op))
         if (is_candidate(you, v, op)) return true;
     return false;
 }

@@ -278,6 +278,7 @@ private:
     bool has_eligible(int owner, int max_value) const;
     bool has_trade_take(int you, int victim, const Op& op) const;  // !trade_takes(...).empty()
     bool is_candidate(int you, int victim, const Op& op) const;    // may this op target the victim?
+    Seats hoard_victims(int you, const Op& op) const;
     int trade_take_cap(int you, const Op& op) const;
     int choose_hoard_target(int fi, const Op& op);
     int choose_salvage(int fi, const Op& op);

@@ -49,7 +49,7 @@ int ref_from_py(const CardTables& cs, nb::handle h);
 
 // A new Python list of ``v`` (nullptr with the error set when out of memory), sized once and
 // filled in place: legal_actions() builds one of these at every decision.
-// (inline, so that legal_actions_c in py_game.cpp has it inlined as when it was in the same file)
+// (inline, so that legal_actions_c in py_game.cpp inlines it)
 inline PyObject* new_list(const std::vector<int>& v) {
     PyObject* out = PyList_New(static_cast<Py_ssize_t>(v.size()));
     if (!out) return nullptr;
