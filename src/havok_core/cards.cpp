@@ -67,6 +67,13 @@ void CardTables::finish() {
     crash_on.assign(n_refs(), -1);
     for (int r = 0; r < n_refs(); ++r)
         if (abilities[r].present && abilities[r].crash) crash_on[r] = abilities[r].trigger.on;
+    for (auto& bits : crash_kinds) bits = KindBits{};
+    play_kinds = KindBits{};
+    for (int k = first_hijinks; k < n_kinds && KindBits::fits(k); ++k) {
+        if (!abilities[k].present) continue;
+        if (!abilities[k].crash) play_kinds.add(k);
+        else if (crash_on[k] >= 0 && crash_on[k] < N_TRIGGER_ONS) crash_kinds[crash_on[k]].add(k);
+    }
     worth.assign(nd, std::vector<int>(n_kinds, 0));
     for (int d = 0; d < nd; ++d)
         for (int k = 0; k < n_kinds; ++k)

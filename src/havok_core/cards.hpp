@@ -63,6 +63,17 @@ struct Op {
 };
 
 enum TriggerOn : int { ON_EVENT, ON_TREASURE, ON_USE };
+constexpr int N_TRIGGER_ONS = 3;
+
+// Card kinds below 128 as bits: the kinds a hand holds (state.hpp's Hand), and the kinds of a
+// class the tables list once (the crash cards of each trigger, the cards that may be played).
+struct KindBits {
+    uint64_t w[2] = {0, 0};
+    static bool fits(int k) { return static_cast<unsigned>(k) < 128; }
+    void add(int k) { w[k >> 6] |= uint64_t{1} << (k & 63); }  // (a kind that fits)
+    bool has(int k) const { return fits(k) && (w[k >> 6] >> (k & 63) & 1); }
+};
+
 enum Targets : int { T_ANY, T_OWN, T_OTHER };
 
 struct TriggerSpec {
@@ -112,6 +123,9 @@ struct CardTables {
     // crash_on[ref]: the trigger (TriggerOn) of a crash ability, -1 for one that is no crash;
     // a crash window asks every seat, and this answers most of them without the ability itself
     std::vector<int> crash_on;
+    // the same as kind bits (kinds below 128): crash_kinds[on] the Hijinks cards that crash on
+    // that trigger, play_kinds those that are played rather than crashed
+    KindBits crash_kinds[N_TRIGGER_ONS], play_kinds;
 
     // the shared action space (engine.ActionLayout)
     int END = 0, PLAY = 1, INNATE_PLAY = 0, INNATE_CRASH = 0, DISCARD = 0, SEAT = 0, TREASURE = 0,
@@ -132,6 +146,10 @@ struct CardTables {
     }
     bool crashes_on(int ref, int on) const {
         return ref >= 0 && ref < static_cast<int>(crash_on.size()) && crash_on[ref] == on;
+    }
+    const KindBits& crash_kinds_on(int on) const {
+        static constexpr KindBits NO_KINDS{};
+        return on >= 0 && on < N_TRIGGER_ONS ? crash_kinds[on] : NO_KINDS;
     }
     const std::vector<Op>& ops(int ref, int dragon) const {
         const Ability& a = ability(ref);

@@ -387,7 +387,7 @@ int Game::primitive(int fi, const Op& op) {
             draw(you, op.n);
             return DONE;
         case OP_DISCARD_HAND: {
-            Cards& hand = s_.hands[you];
+            Hand& hand = s_.hands[you];
             s_.discard.insert(s_.discard.end(), hand.begin(), hand.end());
             hand.clear();
             return DONE;

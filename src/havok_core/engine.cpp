@@ -162,6 +162,10 @@ void Game::remove_one(Cards& pile, int kind, const char* where) {
     pile.erase(it);
 }
 
+void Game::remove_one(Hand& hand, int kind, const char* where) {
+    if (!hand.remove(kind)) throw CoreError(std::string("a card is missing from the ") + where);
+}
+
 bool Game::contains(const Cards& pile, int kind) {
     return std::find(pile.begin(), pile.end(), kind) != pile.end();
 }
@@ -269,7 +273,7 @@ void Game::draw(int p, int n) {
         }
         // the top cards in order, taken off the deck at once
         const int take = std::min(n, static_cast<int>(deck.size()));
-        s_.hands[p].insert(s_.hands[p].end(), deck.begin(), deck.begin() + take);
+        s_.hands[p].append(deck.begin(), deck.begin() + take);
         deck.erase(deck.begin(), deck.begin() + take);
         n -= take;
     }
@@ -324,15 +328,17 @@ std::vector<int> Game::main_choices(int p) const {
 void Game::main_choices(int p, std::vector<int>& out) const {
     const CardTables& cs = *cards_;
     out.assign(1, cs.END);
-    const KindSet kinds(s_.hands[p]);
+    const Hand& hand = s_.hands[p];
     if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p])
-        for (int k : kinds)
-            if (!cs.ability(k).crash && usable(k, p)) out.push_back(card_action(k));
+        each_kind(hand, cs.play_kinds, [&](int k) { return !cs.ability(k).crash; }, [&](int k) {
+            if (usable(k, p)) out.push_back(card_action(k));
+        });
     int innate = cs.innate(s_.dragons[p], false);
     if (s_.ready[p] && !s_.innate_used[p] && !s_.restricted[p] && usable(innate, p))
         out.push_back(cs.INNATE_PLAY);
     if (s_.cards_used[p] == 0)
-        for (int k : kinds) out.push_back(cs.DISCARD + k - cs.first_hijinks);
+        each_kind(hand, ALL_KINDS, [](int) { return true; },
+                  [&](int k) { out.push_back(cs.DISCARD + k - cs.first_hijinks); });
 }
 
 bool Game::triggered(int ref, int p, const Trigger& trig) const {
@@ -383,9 +389,7 @@ bool Game::may_crash(int p, int on, int who) const {
     const CardTables& cs = *cards_;
     if (s_.ready[p] && !s_.innate_used[p] && cs.crashes_on(cs.innate(s_.dragons[p], true), on)) return true;
     if (s_.cards_used[p] >= s_.card_limit[p] || s_.restricted[p]) return false;
-    for (int k : s_.hands[p])
-        if (cs.crashes_on(k, on)) return true;
-    return false;
+    return holds_any(s_.hands[p], cs.crash_kinds_on(on), [&](int k) { return cs.crashes_on(k, on); });
 }
 
 std::vector<int> Game::crash_choices(int p, const Trigger& trig) const {
@@ -399,8 +403,10 @@ void Game::crash_choices(int p, const Trigger& trig, std::vector<int>& out) cons
     out.clear();
     if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p]) {
         // (triggered() refuses a crash on another kind of trigger: those are skipped here)
-        for (int k : KindSet(s_.hands[p], [&](int k) { return cs.crashes_on(k, trig.on); }))
-            if (triggered(k, p, trig)) out.push_back(card_action(k));
+        each_kind(s_.hands[p], cs.crash_kinds_on(trig.on), [&](int k) { return cs.crashes_on(k, trig.on); },
+                  [&](int k) {
+                      if (triggered(k, p, trig)) out.push_back(card_action(k));
+                  });
     }
     const int innate = cs.innate(s_.dragons[p], true);
     if (s_.ready[p] && !s_.innate_used[p] && cs.crashes_on(innate, trig.on) && triggered(innate, p, trig))

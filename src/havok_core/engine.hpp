@@ -80,6 +80,27 @@ private:
     const int* last_;
 };
 
+// The kinds in ``hand`` that are in ``bits`` (a kind set of the tables; ``keep`` is the same set
+// as a test, for a wide hand), once each and ascending as KindSet gives them: f(kind) for each,
+// read from the bits the hand keeps rather than from its cards.
+template <class Keep, class F>
+void each_kind(const Hand& hand, const KindBits& bits, Keep keep, F f) {
+    if (hand.wide()) {
+        for (int k : distinct(hand.cards()))
+            if (keep(k)) f(k);
+        return;
+    }
+    for (int w = 0; w < 2; ++w)
+        for (uint64_t b = hand.kinds().w[w] & bits.w[w]; b != 0; b &= b - 1) f(64 * w + lowest_bit(b));
+}
+// does ``hand`` hold a kind of ``bits`` (``keep`` as above)?
+template <class Keep>
+bool holds_any(const Hand& hand, const KindBits& bits, Keep keep) {
+    if (hand.wide()) return std::any_of(hand.begin(), hand.end(), keep);
+    return ((hand.kinds().w[0] & bits.w[0]) | (hand.kinds().w[1] & bits.w[1])) != 0;
+}
+inline constexpr KindBits ALL_KINDS{{~uint64_t{0}, ~uint64_t{0}}};
+
 // Seats (at most MAX_PLAYERS) in a fixed buffer: victims and candidates are asked many times a
 // decision (may a card be played?), and a std::vector for each answer was the core's main cost.
 struct Seats {
@@ -259,6 +280,7 @@ private:
     int card_action(int kind) const { return cards_->PLAY + kind - cards_->first_hijinks; }
     int card_of(int action) const;
     static void remove_one(Cards& pile, int kind, const char* where);
+    static void remove_one(Hand& hand, int kind, const char* where);
     static bool contains(const Cards& pile, int kind);
     int take_answer(int fi);
 

@@ -481,6 +481,13 @@ std::array<Cards, MAX_PLAYERS> seat_piles(nb::handle h, int n, const char* what)
     return out;
 }
 
+std::array<Hand, MAX_PLAYERS> seat_hands(nb::handle h, int n, const char* what) {
+    const std::array<Cards, MAX_PLAYERS> piles = seat_piles(h, n, what);
+    std::array<Hand, MAX_PLAYERS> out;
+    for (int p = 0; p < MAX_PLAYERS; ++p) out[p] = piles[p];
+    return out;
+}
+
 State state_from_py(const CardTables& cs, nb::dict d) {
     State s;
     s.n = to_int(get(d, "num_players"), "num_players");
@@ -495,7 +502,7 @@ State state_from_py(const CardTables& cs, nb::dict d) {
     s.trash = ints(get(d, "trash"), "trash");
     s.in_play = ints(get(d, "in_play"), "in_play");
     s.canceled = pairs(get(d, "canceled"), "canceled");
-    s.hands = seat_piles(get(d, "hands"), n, "hands");
+    s.hands = seat_hands(get(d, "hands"), n, "hands");
     s.hoards = seat_piles(get(d, "hoards"), n, "hoards");
     s.known = seat_piles(get(d, "known"), n, "known");
     s.ready = seat_values<bool>(get(d, "ready"), n, "ready");
@@ -519,12 +526,6 @@ State state_from_py(const CardTables& cs, nb::dict d) {
         for (nb::handle x : log) s.log.push_back(nb::cast<std::string>(x));
     }
     return s;
-}
-
-nb::list seat_lists(const std::array<Cards, MAX_PLAYERS>& a, int n) {
-    nb::list out;
-    for (int p = 0; p < n; ++p) out.append(list_of(a[p]));
-    return out;
 }
 
 nb::object pending_to_py(const CardTables& cs, const State& s) {

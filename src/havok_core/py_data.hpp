@@ -77,6 +77,7 @@ Frame frame_from_py(const CardTables& cs, nb::handle d);
 // -- states ------------------------------------------------------------------------------------------
 
 std::array<Cards, MAX_PLAYERS> seat_piles(nb::handle h, int n, const char* what);
+std::array<Hand, MAX_PLAYERS> seat_hands(nb::handle h, int n, const char* what);  // seat_piles() as hands
 
 template <typename T>
 std::array<T, MAX_PLAYERS> seat_values(nb::handle h, int n, const char* what) {
@@ -94,7 +95,12 @@ std::array<T, MAX_PLAYERS> seat_values(nb::handle h, int n, const char* what) {
 }
 
 State state_from_py(const CardTables& cs, nb::dict d);
-nb::list seat_lists(const std::array<Cards, MAX_PLAYERS>& a, int n);
+template <class Pile>  // Cards or Hand
+nb::list seat_lists(const std::array<Pile, MAX_PLAYERS>& a, int n) {
+    nb::list out;
+    for (int p = 0; p < n; ++p) out.append(list_of(a[p]));
+    return out;
+}
 
 template <typename T>
 nb::list seat_list(const std::array<T, MAX_PLAYERS>& a, int n) {

@@ -82,7 +82,7 @@ void set_field(PyGame& pg, const std::string& name, nb::handle v) {
     else if (name == "trash") s.trash = ints(v, "trash");
     else if (name == "in_play") s.in_play = ints(v, "in_play");
     else if (name == "canceled") s.canceled = pairs(v, "canceled");
-    else if (name == "hands") s.hands = seat_piles(v, n, "hands");
+    else if (name == "hands") s.hands = seat_hands(v, n, "hands");
     else if (name == "hoards") s.hoards = seat_piles(v, n, "hoards");
     else if (name == "known") s.known = seat_piles(v, n, "known");
     else if (name == "ready") s.ready = seat_values<bool>(v, n, "ready");

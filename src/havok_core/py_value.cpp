@@ -70,6 +70,13 @@ void read_cards(PyObject* seq, Cards& out, const char* what) {
     for (Py_ssize_t i = 0; i < len; ++i) out[i] = int_of(it[i], what);
 }
 
+void read_cards(PyObject* seq, Hand& out, const char* what) {
+    Py_ssize_t len;
+    PyObject* const* it = items_of(seq, len, what);
+    out.clear();
+    for (Py_ssize_t i = 0; i < len; ++i) out.push_back(int_of(it[i], what));
+}
+
 PyObject* const* seat_items(PyObject* seq, int n, const char* what) {
     Py_ssize_t len;
     PyObject* const* it = items_of(seq, len, what);
@@ -162,7 +169,7 @@ const State& read_value_state(const PyValueLayout& L, PyObject* pair, int n, Sta
         }
     }
     const int n_ = s.n;
-    auto piles = [&](PyObject* name, std::array<Cards, MAX_PLAYERS>& out, const char* what) {
+    auto piles = [&](PyObject* name, auto& out, const char* what) {  // hands or hoards
         nb::object v = field(o, name);
         PyObject* const* it = seat_items(v.ptr(), n_, what);
         for (int q = 0; q < n_; ++q) read_cards(it[q], out[q], what);

@@ -53,6 +53,62 @@ inline uint64_t mod_below(uint64_t x, uint64_t d) {
 
 using Cards = std::vector<int>;
 
+// A seat's hand: its cards in order, and the kinds it holds as bits, kept up to date as cards come
+// and go. A crash window asks every seat whether it holds a crash on the trigger, and every main
+// decision lists the kinds in hand: both read a word or two instead of the cards. A kind of 128 or
+// more (a card set that large, or a position still to be checked) is not in the bits: wide() says
+// so, and readers look at the cards then.
+class Hand {
+public:
+    Hand() = default;
+    Hand(const Cards& cards) { assign(cards.begin(), cards.end()); }  // NOLINT: a pile read in
+
+    const Cards& cards() const { return cards_; }
+    operator const Cards&() const { return cards_; }  // NOLINT: read as any pile
+    size_t size() const { return cards_.size(); }
+    bool empty() const { return cards_.empty(); }
+    Cards::const_iterator begin() const { return cards_.begin(); }
+    Cards::const_iterator end() const { return cards_.end(); }
+    int operator[](size_t i) const { return cards_[i]; }
+    int back() const { return cards_.back(); }
+    bool operator==(const Hand& o) const { return cards_ == o.cards_; }
+
+    // the kinds held, as bits (in full unless wide())
+    const KindBits& kinds() const { return bits_; }
+    bool wide() const { return wide_; }
+
+    void reserve(size_t n) { cards_.reserve(n); }
+    void push_back(int k) { cards_.push_back(k), mark(k); }
+    template <class It>
+    void append(It first, It last) {
+        for (; first != last; ++first) push_back(*first);
+    }
+    template <class It>
+    void assign(It first, It last) {
+        clear();
+        append(first, last);
+    }
+    void clear() { cards_.clear(), bits_ = KindBits{}, wide_ = false; }
+    // takes out the first card of ``kind``; false if there is none
+    bool remove(int kind) {
+        auto it = std::find(cards_.begin(), cards_.end(), kind);
+        if (it == cards_.end()) return false;
+        cards_.erase(it);
+        bits_ = KindBits{}, wide_ = false;  // (the other copies, if any, mark it again)
+        for (int k : cards_) mark(k);
+        return true;
+    }
+
+private:
+    void mark(int k) {
+        if (KindBits::fits(k)) bits_.add(k);
+        else wide_ = true;
+    }
+    Cards cards_;
+    KindBits bits_;
+    bool wide_ = false;
+};
+
 // The structs below are reset for reuse (a frame's slot, the pending decision's context) with
 // their lists' buffers kept: each holds its plain fields in a base struct whose defaults are the
 // new object's, so that reset() assigns that base anew and clears the lists, and a field added
@@ -294,7 +350,8 @@ struct State {
     std::vector<int> dragons;
     uint64_t rng = 0;
     Cards havok, hijinks, discard, past_events, trash;  // decks top first
-    std::array<Cards, MAX_PLAYERS> hands, hoards, known;
+    std::array<Hand, MAX_PLAYERS> hands;
+    std::array<Cards, MAX_PLAYERS> hoards, known;
     std::array<bool, MAX_PLAYERS> ready{}, innate_used{}, restricted{};
     std::array<int, MAX_PLAYERS> cards_used{}, card_limit{};
     int turn = 0, current = 0;
