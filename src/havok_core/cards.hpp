@@ -71,7 +71,6 @@ struct KindBits {
     uint64_t w[2] = {0, 0};
     static bool fits(int k) { return static_cast<unsigned>(k) < 128; }
     void add(int k) { w[k >> 6] |= uint64_t{1} << (k & 63); }  // (a kind that fits)
-    bool has(int k) const { return fits(k) && (w[k >> 6] >> (k & 63) & 1); }
 };
 
 enum Targets : int { T_ANY, T_OWN, T_OTHER };

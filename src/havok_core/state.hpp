@@ -61,17 +61,16 @@ using Cards = std::vector<int>;
 class Hand {
 public:
     Hand() = default;
-    Hand(const Cards& cards) { assign(cards.begin(), cards.end()); }  // NOLINT: a pile read in
+    // (implicit both ways: a pile read in becomes a hand, and a hand reads as any pile does)
+    Hand(const Cards& cards) { assign(cards.begin(), cards.end()); }
 
     const Cards& cards() const { return cards_; }
-    operator const Cards&() const { return cards_; }  // NOLINT: read as any pile
+    operator const Cards&() const { return cards_; }
     size_t size() const { return cards_.size(); }
     bool empty() const { return cards_.empty(); }
     Cards::const_iterator begin() const { return cards_.begin(); }
     Cards::const_iterator end() const { return cards_.end(); }
-    int operator[](size_t i) const { return cards_[i]; }
     int back() const { return cards_.back(); }
-    bool operator==(const Hand& o) const { return cards_ == o.cards_; }
 
     // the kinds held, as bits (in full unless wide())
     const KindBits& kinds() const { return bits_; }
