@@ -249,14 +249,14 @@ int Game::choose_hoard_target(int fi, const Op& op) {
     if (victim < 0 || victim >= s_.n) throw CoreError("bad target seat");
     ctx.target = victim;
     ctx.has_picks = true;
-    ctx.picks = t.picks;
+    copy_short(ctx.picks, t.picks);
     if (op.code == OP_TRADE) {
         if (t.picks.empty()) {
             if (a == ABSENT) {
                 return ask_treasures(actor, trade_take_kinds(you, victim, op), P_TRADE_TAKE, ctx);
             }
             t.picks.push_back(treasure_of(a));
-            ctx.picks = t.picks;
+            copy_short(ctx.picks, t.picks);
             a = ABSENT;
         }
         if (t.give == ABSENT) {
@@ -274,7 +274,7 @@ int Game::choose_hoard_target(int fi, const Op& op) {
             return DONE;
         }
         t.picks.push_back(treasure_of(a));
-        ctx.picks = t.picks;
+        copy_short(ctx.picks, t.picks);
     }
     if (static_cast<int>(t.picks.size()) < op.count) {
         const KindSet opts = eligible_kinds(victim, op.max_value, t.picks);
@@ -565,7 +565,7 @@ int Game::foresight(int fi, const Op& op) {
     if (a == ABSENT) {
         s_.known[you].assign(s_.havok.begin(), s_.havok.begin() + top);
         std::vector<int>& choices = s_.pending.choices;
-        choices.assign(1, cards_->END);
+        choices.clear(), choices.push_back(cards_->END);
         for (int i = 0; i < top; ++i) choices.push_back(cards_->OPTION + i);
         Context& ctx = new_context();
         ctx.ability = frame(fi).ability;

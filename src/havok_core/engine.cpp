@@ -327,7 +327,7 @@ std::vector<int> Game::main_choices(int p) const {
 
 void Game::main_choices(int p, std::vector<int>& out) const {
     const CardTables& cs = *cards_;
-    out.assign(1, cs.END);
+    out.clear(), out.push_back(cs.END);  // (assign(1, x) is an out-of-line call that fills)
     const Hand& hand = s_.hands[p];
     if (s_.cards_used[p] < s_.card_limit[p] && !s_.restricted[p])
         each_kind(hand, cs.play_kinds, [&](int k) { return !cs.ability(k).crash; }, [&](int k) {
@@ -705,11 +705,11 @@ int Game::run_window(int fi) {
     if (fr.i < static_cast<int>(fr.order.size())) {
         const auto& [p, choices] = fr.order[fr.i];
         std::vector<int>& all = s_.pending.choices;
-        all.assign(1, cs.END);
+        all.clear(), all.push_back(cs.END);
         all.insert(all.end(), choices.begin(), choices.end());
         Context& ctx = new_context();
         ctx.has_trigger = true;
-        ctx.trigger = fr.trig;
+        ctx.trigger.copy_from(fr.trig);
         return ask_in_place(p, P_CRASH, ctx);
     }
     const int crashed_frame = fr.trig.frame;

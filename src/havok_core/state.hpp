@@ -108,6 +108,14 @@ private:
     bool wide_ = false;
 };
 
+// dst = src for the short lists a question copies into its context (a few cards at most): pushed
+// into the buffer dst keeps, inline, where vector's operator= is an out-of-line call ready for
+// any size
+inline void copy_short(Cards& dst, const Cards& src) {
+    dst.clear();
+    for (int k : src) dst.push_back(k);
+}
+
 // The structs below are reset for reuse (a frame's slot, the pending decision's context) with
 // their lists' buffers kept: each holds its plain fields in a base struct whose defaults are the
 // new object's, so that reset() assigns that base anew and clears the lists, and a field added
@@ -130,6 +138,10 @@ struct Trigger : TriggerFields {
     void reset() {  // as a new Trigger, keeping the lists' buffers
         static_cast<TriggerFields&>(*this) = TriggerFields{};
         owners.clear(), picks.clear();
+    }
+    void copy_from(const Trigger& o) {  // as *this = o, keeping the lists' buffers
+        static_cast<TriggerFields&>(*this) = o;
+        copy_short(owners, o.owners), copy_short(picks, o.picks);
     }
 };
 
