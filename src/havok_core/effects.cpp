@@ -536,7 +536,7 @@ int Game::flip(int fi, const Op& op) {
             if (std::find(shown.begin(), shown.begin() + i, shown[i]) == shown.begin() + i)
                 options.push_back(cards_->OPTION + static_cast<int>(i));
         ctx.has_shown = true;
-        ctx.shown = shown;
+        copy_short(ctx.shown, shown);
         return ask_in_place(you, P_RESOLVE_WHICH, ctx);
     }
     int i = a != ABSENT ? a - cards_->OPTION : 0;

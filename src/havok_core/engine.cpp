@@ -188,11 +188,6 @@ Context& Game::new_context() {
     return s_.pending.context;
 }
 
-int Game::ask(int player, const std::vector<int>& choices, int purpose, const Context& ctx) {
-    s_.pending.choices.assign(choices.begin(), choices.end());  // (the buffer kept for ask_in_place)
-    return ask_in_place(player, purpose, ctx);
-}
-
 int Game::ask_in_place(int player, int purpose, const Context& ctx) {
     if (&ctx != &s_.pending.context) throw CoreError("a question's context must come from new_context()");
     s_.has_pending = true;
@@ -337,8 +332,7 @@ void Game::main_choices(int p, std::vector<int>& out) const {
     if (s_.ready[p] && !s_.innate_used[p] && !s_.restricted[p] && usable(innate, p))
         out.push_back(cs.INNATE_PLAY);
     if (s_.cards_used[p] == 0)
-        each_kind(hand, ALL_KINDS, [](int) { return true; },
-                  [&](int k) { out.push_back(cs.DISCARD + k - cs.first_hijinks); });
+        each_kind(hand, [&](int k) { out.push_back(cs.DISCARD + k - cs.first_hijinks); });
 }
 
 bool Game::triggered(int ref, int p, const Trigger& trig) const {

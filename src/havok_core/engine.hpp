@@ -100,6 +100,11 @@ bool holds_any(const Hand& hand, const KindBits& bits, Keep keep) {
     return ((hand.kinds().w[0] & bits.w[0]) | (hand.kinds().w[1] & bits.w[1])) != 0;
 }
 inline constexpr KindBits ALL_KINDS{{~uint64_t{0}, ~uint64_t{0}}};
+// every kind in ``hand``, once each and ascending
+template <class F>
+void each_kind(const Hand& hand, F f) {
+    each_kind(hand, ALL_KINDS, [](int) { return true; }, f);
+}
 
 // Seats (at most MAX_PLAYERS) in a fixed buffer: victims and candidates are asked many times a
 // decision (may a card be played?), and a std::vector for each answer was the core's main cost.
@@ -248,16 +253,12 @@ private:
     // helpers the primitives use (engine.py's Game methods of the same names)
     // the pending decision's context, emptied for the next question to fill in place
     Context& new_context();
-    // stops for ``player``'s decision; the purpose gives its kind (PURPOSE_KINDS); ``ctx`` is the
+    // stops for ``player``'s decision on the choices already written into pending.choices (its
+    // buffer reused, not reallocated); the purpose gives its kind (PURPOSE_KINDS); ``ctx`` is the
     // one new_context() gave (CoreError otherwise)
-    int ask(int player, const std::vector<int>& choices, int purpose, const Context& ctx);
-    // ask() for choices already written into pending.choices (its buffer reused, not reallocated)
     int ask_in_place(int player, int purpose, const Context& ctx);
-    // ask() for treasure kinds, as TREASURE actions written into pending.choices
+    // ask_in_place() for treasure kinds, as TREASURE actions written into pending.choices
     int ask_treasures(int player, const int* first, const int* last, int purpose, const Context& ctx);
-    int ask_treasures(int player, const std::vector<int>& kinds, int purpose, const Context& ctx) {
-        return ask_treasures(player, kinds.data(), kinds.data() + kinds.size(), purpose, ctx);
-    }
     int ask_treasures(int player, const KindSet& kinds, int purpose, const Context& ctx) {
         return ask_treasures(player, kinds.begin(), kinds.end(), purpose, ctx);
     }

@@ -513,8 +513,9 @@ double Decision::crash_cost(int a) {
     if (v.current() == me && v.cards_left(me) > 0) {
         // crashing on my own turn uses my card for the turn
         double best = 0.0;
-        for (int h : distinct(v.hand()))
+        each_kind(v.hand(), [&](int h) {
             if (h != k && !ability(h).crash) best = std::max(best, estimate(h) - 0.45 * keep(h));
+        });
         cost += best;
     }
     return cost;

@@ -22,7 +22,7 @@ public:
     const CardTables& cards() const { return g_.cards(); }
     int turn() const { return s().turn; }
     int current() const { return s().current; }
-    const Cards& hand() const { return s().hands[seat_]; }  // this seat's own hand
+    const Hand& hand() const { return s().hands[seat_]; }  // this seat's own hand
     int hand_size(int q) const { return static_cast<int>(s().hands[q].size()); }
     const Cards& hoard(int q) const { return s().hoards[q]; }
     int dragon(int q) const { return s().dragons[q]; }
