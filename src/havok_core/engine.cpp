@@ -547,16 +547,16 @@ void Game::fill_trigger(int fi, Trigger& trig) const {
 // same seats, with nothing in between). The window is worked out in a new frame's slot, whose
 // lists keep their buffers from one window to the next, and popped again when nobody can crash.
 int Game::open_window(int fi) {
-    // whether anybody may crash at all, from the trigger's kind and seat alone (crash_order's
-    // first filter): most windows find nobody, and those close without a frame
+    // the seats that may crash at all, from the trigger's kind and seat alone (crash_order's
+    // first filter, asked once a seat): most windows find nobody, and those close without a frame
     const auto [on, who] = trigger_on(frame(fi));
-    bool anybody = false;
-    for (int p = 0; p < s_.n && !anybody; ++p) anybody = may_crash(p, on, who);
-    if (!anybody) return CONTINUE;
+    unsigned seats = 0;
+    for (int p = 0; p < s_.n; ++p) seats |= unsigned{may_crash(p, on, who)} << p;
+    if (seats == 0) return CONTINUE;
     Frame& w = s_.stack.emplace_back();
     try {
         fill_trigger(fi, w.trig);
-        crash_order(w.trig, w.order);
+        crash_order(w.trig, seats, w.order);
     } catch (...) {
         s_.stack.pop_back();
         throw;
@@ -570,16 +570,23 @@ int Game::open_window(int fi) {
     return CONTINUE;
 }
 
-// The seats that may crash on ``trig``, in turn order from the current player, with their choices.
-void Game::crash_order(const Trigger& trig, CrashOrder& order) const {
+// The seats that may crash on ``trig``, in turn order from the current player, with their choices:
+// of ``seats`` (a bit for each seat that may_crash() lets through), those with a crash choice.
+void Game::crash_order(const Trigger& trig, unsigned seats, CrashOrder& order) const {
     order.clear();
-    for (int i = 0; i < s_.n; ++i) {
-        int p = (s_.current + i) % s_.n;
-        if (!may_crash(p, trig.on, trig.who)) continue;
+    for (int i = 0, p = s_.current; i < s_.n; ++i, p = p + 1 == s_.n ? 0 : p + 1) {
+        if (!(seats >> p & 1u)) continue;
         CrashOrder::Entry& e = order.next();
         crash_choices(p, trig, e.second);
         if (!e.second.empty()) e.first = p, order.push();
     }
+}
+
+// crash_order() for a window restored before its first step: every seat may_crash() lets through
+void Game::crash_order(const Trigger& trig, CrashOrder& order) const {
+    unsigned seats = 0;
+    for (int p = 0; p < s_.n; ++p) seats |= unsigned{may_crash(p, trig.on, trig.who)} << p;
+    crash_order(trig, seats, order);
 }
 
 int Game::run_havok(int fi) {

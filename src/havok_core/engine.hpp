@@ -292,6 +292,7 @@ private:
     int run_window(int fi);
     int open_window(int fi);
     void crash_order(const Trigger& trig, CrashOrder& order) const;
+    void crash_order(const Trigger& trig, unsigned seats, CrashOrder& order) const;
     bool may_crash(int p, int on, int who) const;
     int run_ops(int fi, const std::vector<Op>& ops);
     bool triggered(int ref, int p, const Trigger& trig) const;
