@@ -135,8 +135,11 @@ std::vector<int> Game::scores() const {
 
 bool Game::is_legal(int action) const {
     if (!s_.has_pending) return false;
-    const auto& c = s_.pending.choices;
-    return std::find(c.begin(), c.end(), action) != c.end();
+    // (every choice compared, without an early exit: where in a list of a few a random action
+    // lies is a branch no predictor learns)
+    bool found = false;
+    for (int c : s_.pending.choices) found |= c == action;
+    return found;
 }
 
 int Game::seat_from_action(int decider, int action) const {
@@ -414,6 +417,14 @@ void Game::apply(int action) {
     if (!is_legal(action)) throw CoreError("illegal action");
     s_.has_pending = false;
     s_.stack.back().a = action;
+    advance();
+}
+
+void Game::apply_choice(size_t i) {
+    if (!s_.has_pending) throw CoreError("the game is over, no decision is pending");
+    if (i >= s_.pending.choices.size()) throw CoreError("no such choice");
+    s_.has_pending = false;
+    s_.stack.back().a = s_.pending.choices[i];
     advance();
 }
 

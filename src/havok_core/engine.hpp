@@ -170,6 +170,9 @@ public:
     bool is_legal(int action) const;
     // Takes a legal action (CoreError if it is not) and advances to the next decision.
     void apply(int action);
+    // apply(pending.choices[i]) for a player of the core's own (playouts), without looking the
+    // action up in the list it came from (CoreError for an index out of range)
+    void apply_choice(size_t i);
     void advance();
     // One move with chance points watched (see ChanceRun): ``action`` as apply takes it, or -1 to
     // advance from where the game stands (a game made without advancing). CoreError for a forced

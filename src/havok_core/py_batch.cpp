@@ -88,8 +88,7 @@ void bind_batch(nb::module_& m) {
                 game->redeal(num_players, std::vector<int>(num_players, -1), game_seed, false);
             Game& g = *game;
             while (!g.is_over()) {
-                const auto& choices = g.state().pending.choices;
-                g.apply(choices[mod_below(rng_next(seed), choices.size())]);
+                g.apply_choice(mod_below(rng_next(seed), g.state().pending.choices.size()));
                 ++decisions;
             }
         }
