@@ -13,7 +13,8 @@ Each mutant must give exactly one of two outcomes:
   checked again at every step, with illegal actions mixed in (each must be refused with
   ``IllegalActionError`` and change nothing).
 
-Anything else is counted as a raw error (another exception on load) or as accepted but invalid.
+Anything else is counted as a raw error (another exception on load) or as accepted but invalid,
+and fails the run (exit status 1).
 ``tests/test_hostile_inputs.py`` runs the same mutations under Hypothesis.
 
     python benchmarks/fuzz_inputs.py [--count 30000] [--card-files 2000] [--seed 0]
@@ -210,8 +211,9 @@ def _same(a, b) -> bool:
 # -- the oracle -------------------------------------------------------------------------------
 
 
-def invariants(g: Game, observer: Observer):
-    """Raise Invalid unless the position is one the engine can be in."""
+def invariants(g: Game, observer: Observer, bounds: tuple[np.ndarray, np.ndarray]):
+    """Raise Invalid unless the position is one the engine can be in (``bounds``: the
+    observation space's, ``observer.bounds()``)."""
     s, cs, n = g.s, g.cards, g.num_players
     try:
         g.check_cards()
@@ -249,10 +251,12 @@ def invariants(g: Game, observer: Observer):
                 or not all(a.__class__ is int and 0 <= a < g.layout.size for a in p["choices"]) \
                 or len(set(p["choices"])) != len(p["choices"]):
             raise Invalid(f"pending {p}")
+        low, high = bounds
         for seat in range(n):
             obs, mask = observer.observe(g, seat)
-            if not np.isfinite(obs).all() or obs.min() < 0:
-                raise Invalid("observation out of bounds")
+            if not np.isfinite(obs).all() or (obs < low).any() or (obs > high).any():
+                where = np.flatnonzero((obs < low) | (obs > high) | ~np.isfinite(obs))
+                raise Invalid(f"observation out of its space at {where[:5].tolist()}")
             want = sorted(p["choices"]) if seat == p["player"] else []
             if sorted(np.flatnonzero(mask)) != want:
                 raise Invalid("action mask differs from the legal actions")
@@ -282,8 +286,9 @@ def illegal(g: Game, rng: random.Random):
 def play_out(g: Game, rng: random.Random):
     """Checks ``g`` and plays it to the end with random legal actions, checking every step."""
     observer = Observer(g.cards)
+    bounds = observer.bounds()
     try:
-        invariants(g, observer)
+        invariants(g, observer, bounds)
         again = Game.from_snapshot(json.loads(json.dumps(g.snapshot())), cards=g.cards)
         if again.snapshot() != g.snapshot():
             raise Invalid("the snapshot does not restore exactly")
@@ -292,7 +297,7 @@ def play_out(g: Game, rng: random.Random):
             if rng.random() < 0.2:
                 illegal(g, rng)
             g.apply(rng.choice(g.legal_actions()))
-            invariants(g, observer)
+            invariants(g, observer, bounds)
             steps += 1
             if steps > MAX_STEPS:
                 raise Invalid(f"no end after {MAX_STEPS} decisions")
@@ -452,6 +457,7 @@ def main(argv=None):
         examples.setdefault(outcome, []).append(detail.split(":")[0] if outcome == "rejected"
                                                 else detail)
     report("snapshots", outcomes, examples, time.perf_counter() - start)
+    failed = outcomes["raw error"] + outcomes["invalid"]
     docs = card_docs()
     outcomes, examples = Counter(), {}
     start = time.perf_counter()
@@ -460,7 +466,9 @@ def main(argv=None):
         outcomes[outcome] += 1
         examples.setdefault(outcome, []).append(detail)
     report("card files", outcomes, examples, time.perf_counter() - start)
+    failed += outcomes["raw error"] + outcomes["invalid"]
+    return 1 if failed else 0  # (a failed mutant fails the run: benchmarks/sanitize.py reads it)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -203,6 +203,13 @@ class CardSet:
         choices = ", ".join(f"{d.affinity} ({d.name})" for d in self.dragons)
         raise ValueError(f"unknown dragon {name!r}; choose one of: {choices}")
 
+    @property
+    def extra_plays_come_with_a_card(self) -> bool:
+        """Whether only Hijinks cards grant extra plays (``extra_play``): then each comes with
+        its card's own play, and a turn never has more than one card left to play."""
+        others = [*self.events, *(a for d in self.dragons for a in (d.play, d.crash))]
+        return not any(op["op"] == "extra_play" for a in others for op in a.effect + a.bonus_effect)
+
     def all_cards(self) -> list[int]:
         """Every physical card as a list of kinds (copies repeated)."""
         return [k for k in range(self.n_kinds) for _ in range(self.copies[k])]

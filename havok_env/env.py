@@ -80,15 +80,14 @@ the one that must decide.
 
 **Bounds.** `observation_space` declares each entry's least and greatest value, derived from the
 card data (`Observer.bounds()`; the same for every player count), and every observation play
-reaches lies within them:
+reaches, or a restored snapshot gives, lies within them:
 
 | Entries                             | Least | Greatest                              |
 |-------------------------------------|-------|---------------------------------------|
 | flags and one-hots (`present`, ...) | 0     | 1                                     |
 | counts per card kind                | 0     | the kind's copies (1 to 4)            |
-| `havok_remaining` of Bronze Talon   | 0     | 2 (each player starts with one)       |
 | `picks`                             | 0     | 2 of a kind (Heist)                   |
-| `havok_size`                        | 0     | 37/40 (as dealt, less the first flip) |
+| `havok_size`                        | 0     | 1 (every Havok card)                  |
 | `turn`                              | 1/40  | 38/40 (every turn flips a card)       |
 | `hijinks_size`                      | 0     | 1                                     |
 | `hand_size`                         | 0     | 40/3 (no maximum hand size)           |

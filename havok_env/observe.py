@@ -63,8 +63,15 @@ class Observer:
             so += n
         self.layout = ActionLayout(cs)
         self._n_actions = self.layout.size
+        # the turns a game can have: every turn turns over a Havok card, and each of at least
+        # MIN_PLAYERS seats starts with one of its treasures
+        self.most_turns = sum(cs.copies[:cs.first_hijinks]) - MIN_PLAYERS
+        # the cards a turn can have left to play: one, when only Hijinks cards grant extra plays
+        # (each then comes with its own play); else no bound (-1 to the core)
+        self.most_cards_left = 1 if cs.extra_plays_come_with_a_card else np.inf
         self._core_layout = _core.ObsLayout(tables(cs).core, self.size, self.seat_size, self.offset,
-                                            self.seat_offset)
+                                            self.seat_offset, self.most_turns,
+                                            1 if cs.extra_plays_come_with_a_card else -1)
 
     def __reduce__(self):  # the core's layout object is rebuilt, not pickled
         return (Observer, (self.cards,))
@@ -78,20 +85,23 @@ class Observer:
         data, for every player count; the env's ``observation_space`` declares them.
 
         Each bound follows from the card data and the rules, and holds in every position play
-        reaches (``tests/test_observe.py`` plays random games against them):
+        reaches (``tests/test_observe.py`` plays random games against them) and every position a
+        snapshot restores (``benchmarks/fuzz_inputs.py`` checks mutated ones):
 
         * flags and one-hots: 0 to 1 (seat slots 0 and 1 are always present, but a low equal to
           the high reads as a mistake to gymnasium's env checker);
-        * counts per card kind (hand, hoards, piles): the copies of that kind; picks: no more than
-          one use targets (Heist: 2). The Havok deck holds at most copies - 2 of the starting
-          treasure: each of at least 2 players starts with one, and no card ever returns to that
-          deck from outside it;
-        * Havok deck size: its cards less the 2 starting treasures, less the first turn's flip,
-          which comes before any decision; turn: from 1 (the first turn begins before any
-          decision) to the deck as dealt, as every turn flips a card;
+        * counts per card kind (hand, hoards, piles, the Havok deck): the copies of that kind;
+          picks: no more than one use targets (Heist: 2);
+        * Havok deck size: every Havok card (a restored position may hold them all; play never
+          holds more than the deck as dealt, less the first turn's flip); turn: from 1 (the first
+          turn begins before any decision) to the deck as dealt, as every turn flips a card (a
+          snapshot may count no more turns than the Havok cards out of the deck; one restored
+          before its first turn reads as 1);
         * hand size, Hijinks deck size: every Hijinks card (there is no maximum hand size);
           hoard value: every treasure in one hoard, at the best dragon's values;
-        * cards still allowed this turn: 1, as Sunny Side Up's extra play replaces its own;
+        * cards still allowed this turn: 1, as Sunny Side Up's extra play replaces its own (a
+          restored position allowing more reads as 1; unbounded for a card set whose events or
+          dragons grant extra plays);
           cards used this turn is unbounded (infinite): once its discard is reshuffled into an
           empty Hijinks deck, a Sunny Side Up can be drawn and played again in the same turn.
         """
@@ -99,9 +109,7 @@ class Observer:
         nt, fh = cs.n_treasures, cs.first_hijinks
         copies = np.array(cs.copies, np.float32)
         treasures, events, hijinks = copies[:nt], copies[nt:fh], copies[fh:]
-        in_havok = copies[:fh].copy()  # the most of each kind the Havok deck can hold
-        in_havok[cs.starting_treasure] -= MIN_PLAYERS
-        dealt = in_havok.sum()  # the Havok deck as dealt to the fewest players
+        dealt = self.most_turns  # the Havok deck as dealt to the fewest players
         worth = max(sum(row[k] * cs.copies[k] for k in range(nt)) for row in tables(cs).values)
         low = np.zeros(self.size, np.float32)
         high = np.ones(self.size, np.float32)  # flags and one-hots
@@ -113,6 +121,7 @@ class Observer:
         for r in range(MAX_SEATS):
             b = off["seats"] + r * self.seat_size
             put(b + so["cards_used"], np.inf)
+            put(b + so["cards_left"], self.most_cards_left)
             put(b + so["hand_size"], hijinks.sum() / _HAND)
             put(b + so["score"], worth / _WIN)
             put(b + so["hoard"], treasures)
@@ -120,8 +129,8 @@ class Observer:
         put(off["trash"], treasures)
         put(off["past_events"], events)
         put(off["canceled"], hijinks)
-        put(off["havok_remaining"], in_havok)
-        put(off["havok_size"], (dealt - 1) / 40.0)
+        put(off["havok_remaining"], copies[:fh])
+        put(off["havok_size"], copies[:fh].sum() / 40.0)
         put(off["hijinks_size"], hijinks.sum() / 40.0)
         put(off["turn"], dealt / 40.0)
         low[off["turn"]] = 1 / 40.0

@@ -299,8 +299,14 @@ class _Reader:
                 _fail(f"{at}.known_top", f"must be the top {N_OPTIONS} Havok cards at "
                                          f"most (the ones this seat saw), not {_r(pl['known_top'])}")
         s.current = self.seat(d["current_player"], "current_player")
-        n_havok = sum(cs.copies[:cs.first_hijinks])  # a game has at most one turn per Havok card
+        n_havok = sum(cs.copies[:cs.first_hijinks])
         s.turn = _int(d["turn"], "turn", 0, n_havok)
+        # a game has at most one turn per Havok card, counting the turns still to come (each
+        # turns one over): a count past that is no position of a game, and play from it would
+        # count turns past the observation's bounds
+        if s.turn > n_havok - len(s.havok):
+            _fail("turn", f"{s.turn}, but {len(s.havok)} of the {n_havok} Havok cards are still in the "
+                          f"deck (one turn per Havok card: {n_havok - len(s.havok)} turns at most by now)")
         g.seed = None if d.get("seed") is None else _int(d["seed"], "seed", -(1 << 63), (1 << 64) - 1)
         g.options = self.options(d.get("options"), dragons)
         if d.get("log") is not None:

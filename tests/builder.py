@@ -12,6 +12,8 @@ Defaults, so that nothing unexpected happens in a test:
 * a hand not given holds filler play cards (by default 3 of them) and never a crash card, so
   players the test does not mention are never asked to crash;
 * trash, discard pile and past events are empty unless given;
+* the turn is the first (``turn``): a snapshot counts no more turns than there are Havok cards
+  out of the deck, the seats' starting treasures among them;
 * everything else stays in the two decks, below the cards given for their tops, in a fixed order
   that does not depend on the seed and keeps surprises away: the Havok deck continues with the
   treasures of printed value 4 or more (too valuable for Snatch), then the other treasures, then
@@ -47,7 +49,7 @@ class Pos:
     """A position under construction. All setters return ``self`` so calls can be chained."""
 
     def __init__(self, num_players: int = 2, dragons=None, seed: int = 0, current: int = 0,
-                 turn: int = 3, cards=None):
+                 turn: int = 1, cards=None):
         if dragons is None:
             dragons = ["Ruby", "Obsidian", "Amber", "Pearl"][:num_players]
         self.num_players = num_players

@@ -11,9 +11,14 @@ BENCH = Path(__file__).parent.parent / "benchmarks"
 
 
 def run_script(name, args, monkeypatch):
+    """Runs a benchmark script as its command line does; its exit status (0 if it returns)."""
     monkeypatch.setattr(sys, "argv", [str(BENCH / name), *args])
     monkeypatch.syspath_prepend(str(BENCH))
-    runpy.run_path(str(BENCH / name), run_name="__main__")
+    try:
+        runpy.run_path(str(BENCH / name), run_name="__main__")
+    except SystemExit as e:
+        return e.code or 0
+    return 0
 
 
 def test_throughput_prints_ratios(monkeypatch, capsys):
@@ -119,12 +124,21 @@ def test_luck_cap_peeking_probes_see_what_they_name(monkeypatch, capsys):
 
 
 def test_fuzz_inputs_reports_each_outcome(monkeypatch, capsys):
-    run_script("fuzz_inputs.py", ["--count", "40", "--card-files", "4"], monkeypatch)
+    assert run_script("fuzz_inputs.py", ["--count", "40", "--card-files", "4"], monkeypatch) == 0
     out = capsys.readouterr().out
     assert "snapshots: 40 mutants" in out and "card files: 4 mutants" in out
     for outcome in ("rejected", "accepted", "raw error", "invalid"):
         assert outcome in out
     assert re.search(r"raw error +0\n", out) and re.search(r"invalid +0\n", out)
+
+
+def test_fuzz_inputs_fails_the_run_on_an_invalid_mutant(monkeypatch, capsys):
+    # benchmarks/sanitize.py reads the exit status: a mutant accepted into a broken position must fail it
+    monkeypatch.syspath_prepend(str(BENCH))
+    import fuzz_inputs
+    monkeypatch.setattr(fuzz_inputs, "try_snapshot", lambda d, rng: ("invalid", "a broken position"))
+    assert fuzz_inputs.main(["--count", "3", "--card-files", "0"]) == 1
+    assert "invalid: 3 x a broken position" in capsys.readouterr().out
 
 
 def test_core_instructions_children_play_the_games_they_count(monkeypatch):

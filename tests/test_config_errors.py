@@ -375,6 +375,15 @@ def test_snapshot_game_counters_out_of_range():
     d = snap()
     d["turn"] = 0
     refused(d, "snapshot turn: 0, but the turn has begun (turns count from 1)")
+    # within 0 to 40, but more turns than the Havok cards turned over allow: playing on would
+    # count turns no game has
+    d = snap()
+    left = len(d["havok_deck"])
+    d["turn"] = 40 - left + 1
+    refused(d, f"snapshot turn: {40 - left + 1}, but {left} of the 40 Havok cards are still in the deck "
+               f"(one turn per Havok card: {40 - left} turns at most by now)")
+    d["turn"] = 40 - left
+    assert Game.from_snapshot(d).s.turn == 40 - left
 
 
 def finished():
@@ -762,3 +771,4 @@ def test_the_core_interprets_exactly_the_primitives_and_types_of_the_card_files(
 
     assert list(OP_PARAMS) == list(_core.PRIMITIVES)
     assert list(HIJINKS_TYPES) == list(_core.HIJINKS_TYPES)
+

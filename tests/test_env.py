@@ -232,12 +232,10 @@ def test_help_shows_our_documentation_and_the_declared_bounds():
     ob = Observer(game.cards)
     low, high = ob.bounds()
     rows = re.findall(r"^\| `(\w+)`([^|]*)\| (\S+) +\| (\S+)", doc, re.M)
-    assert len(rows) == 9
+    assert len(rows) == 8
     for name, qualifier, least, greatest in rows:
         if name in ob.offset:
             entries = ob.offset[name] + np.arange(dict(ob.sections)[name])
-            if "Bronze Talon" in qualifier:
-                entries = entries[[game.cards.starting_treasure]]
         else:
             slots = (0, 1) if "slots 0 and 1" in qualifier else range(4)
             entries = [ob.offset["seats"] + r * ob.seat_size + ob.seat_offset[name] for r in slots]

@@ -6,9 +6,9 @@ from builder import (FULL_SET, Pos, asked, can, canceled, count_cards, do, hand,
 
 
 def test_turn_starts_with_a_flip_treasure_to_the_flippers_hoard():
-    g = Pos(3, ["Amber", "Obsidian", "Pearl"], current=1, turn=5).havok_top("Royal Scepter")
+    g = Pos(3, ["Amber", "Obsidian", "Pearl"], current=1, turn=3).havok_top("Royal Scepter")
     g = g.build(flip=True)
-    assert g.s.turn == 5
+    assert g.s.turn == 3
     assert hoard(g, 1) == ["Bronze Talon", "Royal Scepter"]
     assert asked(g) == (1, "main")
     assert g.current_player == 1

@@ -91,7 +91,10 @@ void observe(const Game& g, const ObsLayout& L, int seat, float* obs, int8_t* ma
         b[L.innate_used] = s.innate_used[p];
         b[L.cards_used] = static_cast<float>(s.cards_used[p]);
         const int lim = s.card_limit[p], used = s.cards_used[p];
-        b[L.cards_left] = lim > used && !s.restricted[p] ? static_cast<float>(lim - used) : 0.0f;
+        // (play leaves one card at most where only Hijinks cards grant extra plays: a restored
+        // position allowing more reads as that bound, as the observation space declares)
+        const int left = lim > used && !s.restricted[p] ? lim - used : 0;
+        b[L.cards_left] = static_cast<float>(L.most_cards_left >= 0 ? std::min(left, L.most_cards_left) : left);
         b[L.restricted] = s.restricted[p];
         b[L.is_current] = p == s.current;
         // the Python observer divides in double precision, then stores a float32
@@ -109,7 +112,9 @@ void observe(const Game& g, const ObsLayout& L, int seat, float* obs, int8_t* ma
     for (int k : s.havok) obs[L.havok_remaining + k] += 1;
     obs[L.havok_size] = of_forty(static_cast<long>(s.havok.size()));
     obs[L.hijinks_size] = of_forty(static_cast<long>(s.hijinks.size()));
-    obs[L.turn] = of_forty(s.turn);
+    // (play keeps the turn within the observation space's bounds; a position restored with a
+    // count no game reaches, or one before its first turn, reads as the nearest bound)
+    obs[L.turn] = of_forty(std::clamp(s.turn, 1, L.most_turns));
     const Cards& known = s.known[seat];
     for (size_t i = 0; i < known.size() && i < static_cast<size_t>(N_OPTIONS); ++i) obs[L.known_top + i * L.n_havok + known[i]] = 1;
     if (!s.has_pending || s.pending.player != seat) return;

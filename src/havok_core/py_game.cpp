@@ -226,8 +226,12 @@ void bind_tables(nb::module_& m) {
 
     nb::class_<Layout>(m, "ObsLayout")
         .def("__init__", [](Layout* self, const CardTables& cs, int size, int seat_size,
-                            std::map<std::string, int> offset, std::map<std::string, int> seat_offset) {
+                            std::map<std::string, int> offset, std::map<std::string, int> seat_offset,
+                            int most_turns, int most_cards_left) {
+            if (most_turns < 1) throw CoreError("an observation layout needs room for one turn");
             new (self) Layout();
+            self->layout.most_turns = most_turns;
+            self->layout.most_cards_left = most_cards_left;
             self->layout.size = size;
             self->layout.seat_size = seat_size;
             self->layout.offset = std::move(offset);
