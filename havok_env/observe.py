@@ -71,7 +71,7 @@ class Observer:
         self.most_cards_left = 1 if cs.extra_plays_come_with_a_card else np.inf
         self._core_layout = _core.ObsLayout(tables(cs).core, self.size, self.seat_size, self.offset,
                                             self.seat_offset, self.most_turns,
-                                            1 if cs.extra_plays_come_with_a_card else -1)
+                                            -1 if np.isinf(self.most_cards_left) else self.most_cards_left)
 
     def __reduce__(self):  # the core's layout object is rebuilt, not pickled
         return (Observer, (self.cards,))
@@ -109,7 +109,6 @@ class Observer:
         nt, fh = cs.n_treasures, cs.first_hijinks
         copies = np.array(cs.copies, np.float32)
         treasures, events, hijinks = copies[:nt], copies[nt:fh], copies[fh:]
-        dealt = self.most_turns  # the Havok deck as dealt to the fewest players
         worth = max(sum(row[k] * cs.copies[k] for k in range(nt)) for row in tables(cs).values)
         low = np.zeros(self.size, np.float32)
         high = np.ones(self.size, np.float32)  # flags and one-hots
@@ -132,7 +131,7 @@ class Observer:
         put(off["havok_remaining"], copies[:fh])
         put(off["havok_size"], copies[:fh].sum() / 40.0)
         put(off["hijinks_size"], hijinks.sum() / 40.0)
-        put(off["turn"], dealt / 40.0)
+        put(off["turn"], self.most_turns / 40.0)
         low[off["turn"]] = 1 / 40.0
         abilities = [*cs.hijinks, *cs.events, *(a for d in cs.dragons for a in (d.play, d.crash))]
         most_picks = max(op.get("count", 1) for a in abilities for op in a.effect + a.bonus_effect)
