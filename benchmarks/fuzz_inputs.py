@@ -254,9 +254,9 @@ def invariants(g: Game, observer: Observer, bounds: tuple[np.ndarray, np.ndarray
         low, high = bounds
         for seat in range(n):
             obs, mask = observer.observe(g, seat)
-            if not np.isfinite(obs).all() or (obs < low).any() or (obs > high).any():
-                where = np.flatnonzero((obs < low) | (obs > high) | ~np.isfinite(obs))
-                raise Invalid(f"observation out of its space at {where[:5].tolist()}")
+            outside = ~np.isfinite(obs) | (obs < low) | (obs > high)
+            if outside.any():
+                raise Invalid(f"observation out of its space at {np.flatnonzero(outside)[:5].tolist()}")
             want = sorted(p["choices"]) if seat == p["player"] else []
             if sorted(np.flatnonzero(mask)) != want:
                 raise Invalid("action mask differs from the legal actions")

@@ -415,16 +415,18 @@ void Game::crash_choices(int p, const Trigger& trig, std::vector<int>& out) cons
 void Game::apply(int action) {
     if (!s_.has_pending) throw CoreError("the game is over, no decision is pending");
     if (!is_legal(action)) throw CoreError("illegal action");
-    s_.has_pending = false;
-    s_.stack.back().a = action;
-    advance();
+    answer(action);
 }
 
 void Game::apply_choice(size_t i) {
     if (!s_.has_pending) throw CoreError("the game is over, no decision is pending");
     if (i >= s_.pending.choices.size()) throw CoreError("no such choice");
+    answer(s_.pending.choices[i]);
+}
+
+void Game::answer(int action) {
     s_.has_pending = false;
-    s_.stack.back().a = s_.pending.choices[i];
+    s_.stack.back().a = action;
     advance();
 }
 
@@ -561,8 +563,7 @@ int Game::open_window(int fi) {
     // the seats that may crash at all, from the trigger's kind and seat alone (crash_order's
     // first filter, asked once a seat): most windows find nobody, and those close without a frame
     const auto [on, who] = trigger_on(frame(fi));
-    unsigned seats = 0;
-    for (int p = 0; p < s_.n; ++p) seats |= unsigned{may_crash(p, on, who)} << p;
+    const unsigned seats = crash_seats(on, who);
     if (seats == 0) return CONTINUE;
     Frame& w = s_.stack.emplace_back();
     try {
@@ -582,7 +583,7 @@ int Game::open_window(int fi) {
 }
 
 // The seats that may crash on ``trig``, in turn order from the current player, with their choices:
-// of ``seats`` (a bit for each seat that may_crash() lets through), those with a crash choice.
+// of ``seats`` (crash_seats(): a bit for each seat may_crash() lets through), those with one.
 void Game::crash_order(const Trigger& trig, unsigned seats, CrashOrder& order) const {
     order.clear();
     for (int i = 0, p = s_.current; i < s_.n; ++i, p = p + 1 == s_.n ? 0 : p + 1) {
@@ -593,11 +594,11 @@ void Game::crash_order(const Trigger& trig, unsigned seats, CrashOrder& order) c
     }
 }
 
-// crash_order() for a window restored before its first step: every seat may_crash() lets through
-void Game::crash_order(const Trigger& trig, CrashOrder& order) const {
+// may_crash() of every seat, as a bit a seat
+unsigned Game::crash_seats(int on, int who) const {
     unsigned seats = 0;
-    for (int p = 0; p < s_.n; ++p) seats |= unsigned{may_crash(p, trig.on, trig.who)} << p;
-    crash_order(trig, seats, order);
+    for (int p = 0; p < s_.n; ++p) seats |= unsigned{may_crash(p, on, who)} << p;
+    return seats;
 }
 
 int Game::run_havok(int fi) {
@@ -703,7 +704,7 @@ int Game::run_window(int fi) {
     const int n = s_.n;
     if (!frame(fi).has_order) {  // (a window restored from a snapshot before its first step)
         Frame& fr = frame(fi);
-        crash_order(fr.trig, fr.order);
+        crash_order(fr.trig, crash_seats(fr.trig.on, fr.trig.who), fr.order);
         fr.has_order = true;
     }
     int a = take_answer(fi);

@@ -253,6 +253,7 @@ private:
         return s_.stack[index];
     }
 
+    void answer(int action);  // apply()'s work once the action is known to be legal
     // helpers the primitives use (engine.py's Game methods of the same names)
     // the pending decision's context, emptied for the next question to fill in place
     Context& new_context();
@@ -294,9 +295,9 @@ private:
     int run_use(int fi);
     int run_window(int fi);
     int open_window(int fi);
-    void crash_order(const Trigger& trig, CrashOrder& order) const;
     void crash_order(const Trigger& trig, unsigned seats, CrashOrder& order) const;
     bool may_crash(int p, int on, int who) const;
+    unsigned crash_seats(int on, int who) const;
     int run_ops(int fi, const std::vector<Op>& ops);
     bool triggered(int ref, int p, const Trigger& trig) const;
     bool changes_event(int ref, int p, const Trigger& trig) const;

@@ -94,7 +94,7 @@ void observe(const Game& g, const ObsLayout& L, int seat, float* obs, int8_t* ma
         // (play leaves one card at most where only Hijinks cards grant extra plays: a restored
         // position allowing more reads as that bound, as the observation space declares)
         const int left = lim > used && !s.restricted[p] ? lim - used : 0;
-        b[L.cards_left] = static_cast<float>(L.most_cards_left >= 0 ? std::min(left, L.most_cards_left) : left);
+        b[L.cards_left] = static_cast<float>(std::min(left, L.most_cards_left));
         b[L.restricted] = s.restricted[p];
         b[L.is_current] = p == s.current;
         // the Python observer divides in double precision, then stores a float32

@@ -3,6 +3,7 @@
 // is defined and documented in one place.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -13,7 +14,7 @@ namespace havok {
 struct ObsLayout {
     int size = 0, seat_size = 0, n_havok = 0;
     int most_turns = 1;  // the turns a game can have (the turn feature's upper bound, at least 1)
-    int most_cards_left = -1;  // the cards a turn can have left to play (-1: no bound)
+    int most_cards_left = std::numeric_limits<int>::max();  // the cards a turn can have left to play
     int n_kinds = 0, n_treasures = 0, n_events = 0, n_dragons = 0;  // the card set it was made for
     // section -> offset ("hand", "seats", ..., "shown") and seat field -> offset within a slot
     std::map<std::string, int> offset, seat_offset;

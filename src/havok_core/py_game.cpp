@@ -231,7 +231,7 @@ void bind_tables(nb::module_& m) {
             if (most_turns < 1) throw CoreError("an observation layout needs room for one turn");
             new (self) Layout();
             self->layout.most_turns = most_turns;
-            self->layout.most_cards_left = most_cards_left;
+            if (most_cards_left >= 0) self->layout.most_cards_left = most_cards_left;  // (-1: no bound)
             self->layout.size = size;
             self->layout.seat_size = seat_size;
             self->layout.offset = std::move(offset);
