@@ -12,7 +12,14 @@ logits and the value head is fitted to the outcomes): behaviour cloning of the h
 ``--bc-games`` games, then distillation of the search bot, which beats the heuristic, on
 ``--distill-games`` games (expert iteration), learning soft targets from its value estimates
 (``--distill-temperature``). PPO then fine-tunes the network against the opponents.
-``--bc-games 0 --distill-games 0`` trains from scratch.
+``--from-scratch`` trains with no imitation at all: PPO against a self-play league of the
+bots and frozen snapshots of the learner (``training/league.py``), for ``--minutes`` of wall time.
+
+PPO collects its experience in the batched environment (``training/vec_env.py``): all the games
+in this process, stepped in the core, the bots playing inside it and frozen policies in one
+forward pass per step (``--vec-env subproc`` plays them in worker processes instead, as it must
+for opponents that cannot play in a batch, such as the search bot). ``--critic state`` trains a
+centralised critic: the value network reads every seat's observation, the policy only its own.
 
 Writes ``PATH.safetensors`` (the weights of the best model found by the periodic evaluation) with
 ``PATH.json`` (its record: what it was trained for, its network, settings, versions, wall time,
@@ -51,7 +58,9 @@ DEFAULTS = dict(
     timesteps=100_000,     # after the distillation PPO adds nothing (docs/TRAINING.md)
     learning_rate=3e-4,
     n_steps=512,           # per env and rollout (8 envs on 2 cores: 4096 per rollout, ~300 games)
-    envs_per_core=4,
+    envs_per_core=4,       # subprocess envs (--vec-env subproc)
+    batched_envs=64,       # games in the batched env; with batched_n_steps, the same 4,096 per rollout
+    batched_n_steps=64,
     batch_size=1024,
     n_epochs=4,
     gamma=0.99,
@@ -74,7 +83,22 @@ DEFAULTS = dict(
     shaping=0.0,
     eval_every=25_000,
     eval_games=3000,       # picks the best model: 1,000 games let one lucky checkpoint win
+    batched_eval_games=20_000,  # periodic evaluations played in a batch (raw score): seconds each
     final_eval_games=6000,  # a 95% interval of about ±1.2 points; policy games are cheap
+)
+
+
+# --from-scratch: no imitation, self-play, and the settings measured for it (docs/TRAINING.md)
+FROM_SCRATCH = dict(
+    timesteps=200_000_000,  # an upper bound: --minutes ends the run
+    minutes=55.0,           # PPO's wall time; the final evaluation comes after
+    n_envs=128,
+    n_steps=64,             # 8,192 steps per update
+    batch_size=2048,
+    ent_coef=0.01,          # exploration: the policy starts from nothing
+    eval_every=1_000_000,
+    snapshot_every=1_000_000,
+    pool_size=8,
 )
 
 
@@ -97,11 +121,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
                    help="opponent agent specs: random, heuristic, search[:N] or a saved model path; "
                         "with several, each game draws one per seat (default heuristic)")
-    p.add_argument("--timesteps", type=int, default=DEFAULTS["timesteps"],
-                   help=f"learner decisions to train on (default {DEFAULTS['timesteps']:,})")
+    p.add_argument("--timesteps", type=int, default=None,
+                   help=f"learner decisions to train on (default {DEFAULTS['timesteps']:,}; "
+                        f"{FROM_SCRATCH['timesteps']:,} with --from-scratch, where --minutes ends it)")
+    p.add_argument("--minutes", type=float, default=None,
+                   help="stop PPO after this many minutes of the run's wall time (default: none; "
+                        f"{FROM_SCRATCH['minutes']:g} with --from-scratch)")
+    p.add_argument("--from-scratch", action="store_true",
+                   help="no imitation of any bot: PPO against a self-play league of the --opponents bots "
+                        "and frozen snapshots of the learner, with the settings of FROM_SCRATCH")
+    p.add_argument("--vec-env", choices=["batched", "subproc"], default="batched",
+                   help="where PPO's games are played: batched in this process (default), or one "
+                        "process per env (needed for opponents such as search)")
+    p.add_argument("--critic", choices=["observation", "state"], default="observation",
+                   help="what the value network reads: the seat's observation (default) or the state, "
+                        "every seat's observation (a centralised critic; the policy still reads only "
+                        "its own; --vec-env batched)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="torch threads for PPO (default: 1 with subprocess envs, up to 2 batched)")
     p.add_argument("--n-envs", type=int, default=None,
-                   help=f"parallel envs, each in its own process (default: {DEFAULTS['envs_per_core']} per "
-                        "CPU core; the policy's forward pass is batched across them)")
+                   help=f"parallel envs (default: {DEFAULTS['batched_envs']} games in the batched env, "
+                        f"{FROM_SCRATCH['n_envs']} with --from-scratch; {DEFAULTS['envs_per_core']} "
+                        "processes per CPU core with --vec-env subproc)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="output path without extension (default models/DRAGON)")
     p.add_argument("--resume", action="store_true",
@@ -109,12 +150,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--self-play", action="store_true",
                    help="opponents drawn from frozen earlier snapshots mixed with the bots")
     p.add_argument("--snapshot-every", type=int, default=None,
-                   help="self-play snapshot interval in timesteps (default timesteps/10)")
-    p.add_argument("--pool-size", type=int, default=5, help="self-play snapshots kept in the pool")
-    p.add_argument("--eval-every", type=int, default=DEFAULTS["eval_every"],
-                   help="timesteps between evaluations (0: none)")
-    p.add_argument("--eval-games", type=int, default=DEFAULTS["eval_games"],
-                   help="games per opponent kind in each periodic evaluation")
+                   help="self-play snapshot interval in timesteps (default timesteps/10; "
+                        f"{FROM_SCRATCH['snapshot_every']:,} with --from-scratch)")
+    p.add_argument("--pool-size", type=int, default=None,
+                   help=f"self-play snapshots kept in the pool (default 5; {FROM_SCRATCH['pool_size']} "
+                        "with --from-scratch)")
+    p.add_argument("--eval-every", type=int, default=None,
+                   help=f"timesteps between evaluations (0: none; default {DEFAULTS['eval_every']:,}, "
+                        f"{FROM_SCRATCH['eval_every']:,} with --from-scratch)")
+    p.add_argument("--eval-games", type=int, default=None,
+                   help=f"games per opponent kind in each periodic evaluation (default: "
+                        f"{DEFAULTS['batched_eval_games']:,} played in a batch where the opponent can be, "
+                        f"else {DEFAULTS['eval_games']:,}, luck corrected)")
     p.add_argument("--final-eval-games", type=int, default=DEFAULTS["final_eval_games"],
                    help="games per opponent kind in the final evaluation")
     p.add_argument("--eval-opponents", nargs="+", default=None, metavar="SPEC",
@@ -123,23 +170,29 @@ def build_parser() -> argparse.ArgumentParser:
                    help="timesteps between checkpoints (default: every evaluation)")
     p.add_argument("--logdir", default="runs", help="TensorBoard log directory ('' for none)")
     p.add_argument("--lr", type=float, default=DEFAULTS["learning_rate"], help="learning rate")
-    p.add_argument("--n-steps", type=int, default=DEFAULTS["n_steps"], help="rollout length per env")
-    p.add_argument("--batch-size", type=int, default=DEFAULTS["batch_size"])
+    p.add_argument("--n-steps", type=int, default=None,
+                   help=f"rollout length per env (default {DEFAULTS['batched_n_steps']} batched, "
+                        f"{DEFAULTS['n_steps']} with --vec-env subproc)")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help=f"minibatch (default {DEFAULTS['batch_size']}; {FROM_SCRATCH['batch_size']} "
+                        "with --from-scratch)")
     p.add_argument("--n-epochs", type=int, default=DEFAULTS["n_epochs"])
-    p.add_argument("--ent-coef", type=float, default=DEFAULTS["ent_coef"])
+    p.add_argument("--ent-coef", type=float, default=None,
+                   help=f"entropy bonus (default {DEFAULTS['ent_coef']}; {FROM_SCRATCH['ent_coef']} "
+                        "with --from-scratch)")
     p.add_argument("--gamma", type=float, default=DEFAULTS["gamma"])
     p.add_argument("--shaping", type=float, default=DEFAULTS["shaping"],
                    help="weight of the dense reward for changes of the learner's lead (0: terminal reward only)")
     p.add_argument("--net-arch", type=int, nargs="+", default=DEFAULTS["net_arch"], metavar="N",
                    help="hidden layer sizes of the policy and value networks")
-    p.add_argument("--bc-games", type=int, default=DEFAULTS["bc_games"],
+    p.add_argument("--bc-games", type=int, default=None,
                    help="behaviour-cloning warm start: games of the --bc-teacher in the learner's seat "
                         f"against the opponents, imitated before PPO (default {DEFAULTS['bc_games']:,}; 0: none)")
     p.add_argument("--bc-epochs", type=int, default=DEFAULTS["bc_epochs"],
                    help=f"epochs of behaviour cloning (default {DEFAULTS['bc_epochs']})")
     p.add_argument("--bc-teacher", default="heuristic", metavar="SPEC",
                    help="the bot imitated by the warm start (default heuristic)")
-    p.add_argument("--distill-games", type=int, default=DEFAULTS["distill_games"],
+    p.add_argument("--distill-games", type=int, default=None,
                    help="distillation after the warm start: games of the --distill-teacher in the learner's "
                         f"seat, imitated before PPO (default {DEFAULTS['distill_games']:,}; 0: none)")
     p.add_argument("--distill-epochs", type=int, default=DEFAULTS["distill_epochs"],
@@ -247,9 +300,30 @@ def require_extras(args) -> None:
         raise UsageError(msg)
 
 
+def resolve_defaults(args) -> None:
+    """Fill in the options left unset: FROM_SCRATCH's values with --from-scratch, else DEFAULTS'."""
+    if args.from_scratch:
+        for opt in ("bc_games", "distill_games", "resume"):
+            if getattr(args, opt):
+                raise UsageError(f"--from-scratch uses no imitation and starts afresh: drop --{opt.replace('_', '-')}")
+        args.bc_games = args.distill_games = 0
+        args.self_play = True
+        mode = FROM_SCRATCH
+    else:
+        mode = {}
+    fill = {"timesteps": DEFAULTS["timesteps"], "minutes": None, "bc_games": DEFAULTS["bc_games"],
+            "distill_games": DEFAULTS["distill_games"],
+            "batch_size": DEFAULTS["batch_size"], "ent_coef": DEFAULTS["ent_coef"],
+            "eval_every": DEFAULTS["eval_every"], "pool_size": 5, "snapshot_every": None}
+    for key, default in fill.items():
+        if getattr(args, key) is None:
+            setattr(args, key, mode.get(key, default))
+
+
 def validate(args) -> dict:
     """Check the command line; returns derived settings. Raises UsageError with one line."""
     require_extras(args)
+    resolve_defaults(args)
     cs = default_cards()
     try:
         d = cs.dragons[cs.dragon_index(args.dragon)]
@@ -259,14 +333,15 @@ def validate(args) -> dict:
         raise UsageError(f"--players must be {PLAYER_COUNTS}, not {args.players}")
     if args.timesteps < 1:
         raise UsageError(f"--timesteps must be positive, not {args.timesteps}")
-    n_envs = args.n_envs if args.n_envs is not None else DEFAULTS["envs_per_core"] * (os.cpu_count() or 1)
-    if n_envs < 1:
-        raise UsageError(f"--n-envs must be at least 1, not {n_envs}")
     for name in ("eval_games", "final_eval_games", "eval_every", "pool_size", "bc_games", "distill_games",
                  "distill_temperature"):
-        if getattr(args, name) < 0:
+        if (getattr(args, name) or 0) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must not be negative")
-    if args.n_steps < 2 or args.batch_size < 2 or args.n_epochs < 1:
+    if args.minutes is not None and not args.minutes > 0:
+        raise UsageError(f"--minutes must be positive, not {args.minutes}")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError(f"--threads must be at least 1, not {args.threads}")
+    if (args.n_steps is not None and args.n_steps < 2) or args.batch_size < 2 or args.n_epochs < 1:
         raise UsageError("--n-steps and --batch-size must be at least 2, --n-epochs at least 1")
     out = args.out or os.path.join("models", d.affinity)
     if out.endswith((".zip", ".json", ".safetensors")):
@@ -302,7 +377,31 @@ def validate(args) -> dict:
         if (rec["affinity"], rec["players"]) != (d.affinity, args.players):
             raise UsageError(f"--resume: {resume_from}.json was trained as {rec['dragon']} ({rec['affinity']}) "
                              f"for {rec['players']} players, not {d.name} ({d.affinity}) for {args.players}")
-    return {"dragon": d, "n_envs": n_envs, "out": out, "eval_opponents": eval_opps, "resume_from": resume_from}
+    from training.vec_env import batchable
+    batched = args.vec_env == "batched"
+    if batched and not all(batchable(o) for o in args.opponents):
+        if args.critic == "state":
+            raise UsageError("--critic state needs the batched env, where an opponent such as search cannot play")
+        _say(args, "note: an opponent cannot play in the batched env; its games run in subprocess envs")
+        batched = False
+    if batched and args.shaping:
+        raise UsageError("--shaping needs --vec-env subproc")
+    if args.critic == "state" and not batched:
+        raise UsageError("--critic state needs --vec-env batched")
+    # the sizes left unset, by where the games are played
+    scratch = FROM_SCRATCH if args.from_scratch else {}
+    if args.n_steps is None:
+        args.n_steps = scratch.get("n_steps", DEFAULTS["batched_n_steps"]) if batched else DEFAULTS["n_steps"]
+    n_envs = args.n_envs
+    if n_envs is None:
+        n_envs = scratch.get("n_envs", DEFAULTS["batched_envs"]) if batched else \
+            DEFAULTS["envs_per_core"] * (os.cpu_count() or 1)
+    if n_envs < 1:
+        raise UsageError(f"--n-envs must be at least 1, not {n_envs}")
+    if args.n_steps < 2:
+        raise UsageError("--n-steps must be at least 2")
+    return {"dragon": d, "n_envs": n_envs, "out": out, "eval_opponents": eval_opps, "resume_from": resume_from,
+            "batched": batched}
 
 
 # -- training -----------------------------------------------------------------------------------------
@@ -319,6 +418,8 @@ def run(args) -> dict:
     from havok_env.version import ENV_VERSION
     from havok_env.wrappers import SingleAgentEnv, make_env
     from training.selfplay import make_pool
+    from training.vec_env import batchable
+    from training.winrate import evaluate_batched
 
     t0 = time.time()
     dragon, n_envs, out = cfg["dragon"], cfg["n_envs"], cfg["out"]
@@ -333,17 +434,31 @@ def run(args) -> dict:
             return partial(make_pool, bots, list(snapshots))
         return partial(make_agent, bots[0])
 
-    env_fns = [make_env(dragon.affinity, players, opponents=opponent_factory(),
-                       seed=args.seed * 1000 + i, shaping=args.shaping)
-               for i in range(n_envs)]
-    venv = env_workers(env_fns) if n_envs > 1 else DummyVecEnv(env_fns)
-    venv = VecMonitor(venv)
+    league = batched_env = None
+    if cfg["batched"]:
+        from training.league import League
+        from training.vec_env import HavokVecEnv
+        if args.self_play:
+            league = League(bots, max_snapshots=args.pool_size)
+        batched_env = HavokVecEnv(n_envs, dragon.affinity, players,
+                                  opponents=league.opponents() if league else bots,
+                                  weights=league.weights() if league else None, seed=args.seed,
+                                  state=args.critic == "state")
+        venv = VecMonitor(batched_env)
+    else:
+        env_fns = [make_env(dragon.affinity, players, opponents=opponent_factory(),
+                           seed=args.seed * 1000 + i, shaping=args.shaping)
+                   for i in range(n_envs)]
+        venv = VecMonitor(env_workers(env_fns) if n_envs > 1 else DummyVecEnv(env_fns))
     probe = SingleAgentEnv(dragon.affinity, players)
     obs_size, n_actions = probe.observation_space.shape[0], int(probe.action_space.n)
 
-    # One torch thread: the env workers use the other cores, and a multi-threaded forward pass on
-    # batches this small is slower (measured 2.5x slower on 2 busy cores).
-    torch.set_num_threads(1)
+    # Subprocess envs: one torch thread, as the env workers use the other cores and a
+    # multi-threaded forward pass on batches this small is slower (measured 2.5x slower on 2 busy
+    # cores). Batched: the games are stepped between the passes in this process, and 2 threads
+    # ran PPO 1.4x as fast as 1 (docs/BENCHMARKS.md, "Learner throughput").
+    ppo_threads = args.threads or (min(cpus, 2) if cfg["batched"] else 1)
+    torch.set_num_threads(ppo_threads)
     tb = args.logdir or None
     prev = {}
     if args.resume:
@@ -354,12 +469,15 @@ def run(args) -> dict:
         _say(args, f"resuming {cfg['resume_from']} at {model.num_timesteps:,} steps"
                    + ("" if restored else " (no optimizer state saved: Adam starts afresh)"))
     else:
+        network = {"pi": list(args.net_arch), "vf": list(args.net_arch), "activation": "tanh"}
+        if args.critic == "state":
+            network["critic"] = "state"
+        policy, policy_kwargs = sb3_model.policy_spec(network, obs_size)
         model = MaskablePPO(
-            "MlpPolicy", venv, learning_rate=args.lr, n_steps=args.n_steps, batch_size=args.batch_size,
+            policy, venv, learning_rate=args.lr, n_steps=args.n_steps, batch_size=args.batch_size,
             n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=DEFAULTS["gae_lambda"],
             clip_range=args.clip_range, ent_coef=args.ent_coef, vf_coef=DEFAULTS["vf_coef"],
-            policy_kwargs={"net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)}},
-            tensorboard_log=tb, seed=args.seed, device="cpu", verbose=0)
+            policy_kwargs=policy_kwargs, tensorboard_log=tb, seed=args.seed, device="cpu", verbose=0)
     hyper = {**sb3_model.hyperparameters(model), "net_arch": sb3_model.network(model.policy)["pi"],
              "shaping": args.shaping, "bc_games": 0 if args.resume else args.bc_games,
              "bc_epochs": args.bc_epochs, "bc_teacher": args.bc_teacher,
@@ -392,7 +510,7 @@ def run(args) -> dict:
         torch.set_num_threads(threads)
         info = pretrain(model.policy, data, epochs=epochs, seed=args.seed, stage=stage,
                         temperature=temperature, log=None if args.quiet else (lambda m: _say(args, m)))
-        torch.set_num_threads(1)
+        torch.set_num_threads(ppo_threads)
         info.update(games=games, teacher=teacher, opponents=bots, games_wall_time_s=round(played, 3),
                     wall_time_s=round(time.time() - t1, 3))
         # the run's clock beside the stage's own, which starts with the stage's games
@@ -449,14 +567,25 @@ def run(args) -> dict:
             self.start = model.num_timesteps
 
         def _on_step(self) -> bool:
-            return True
+            # --minutes: the run's wall time, checked at every step (SB3 stops when told False)
+            return budget is None or time.time() - t0 < budget
 
         def _on_rollout_start(self) -> None:
             # Between updates, not inside a rollout: the policy changes only in an update, so a
             # snapshot, checkpoint or evaluation made while a rollout is being collected would be
             # the model before that rollout's update, labelled with steps it was not trained on.
             done = self.model.num_timesteps - self.start
-            if args.self_play and done >= self.next_snap:
+            if league is not None:
+                league.update(batched_env)
+                if done >= self.next_snap:  # saved like the subprocess path's, played from memory
+                    self.next_snap = self.after(self.next_snap, self.snap_every, done)
+                    os.makedirs(ckpt_dir, exist_ok=True)
+                    name = f"snapshot_{self.model.num_timesteps}"
+                    save(self.model, os.path.join(ckpt_dir, name))
+                    frozen = PolicyAgent(sb3_model.tensors(self.model.policy), sb3_model.record(self.model, meta))
+                    league.add(name, frozen.act_batch)
+                    league.update(batched_env)
+            elif args.self_play and done >= self.next_snap:
                 self.next_snap = self.after(self.next_snap, self.snap_every, done)
                 os.makedirs(ckpt_dir, exist_ok=True)
                 p = os.path.join(ckpt_dir, f"snapshot_{self.model.num_timesteps}")
@@ -464,7 +593,7 @@ def run(args) -> dict:
                 state["snapshots"] = (state["snapshots"] + [p])[-args.pool_size:] if args.pool_size else []
                 self.training_env.env_method("set_opponents", opponent_factory(state["snapshots"]))
             self.checkpoint(done)
-            if args.eval_every and args.eval_games and done >= self.next_eval:
+            if args.eval_every and args.eval_games != 0 and done >= self.next_eval:
                 self.next_eval = self.after(self.next_eval, args.eval_every, done)
                 self.run_eval()
 
@@ -484,9 +613,7 @@ def run(args) -> dict:
 
         def run_eval(self, log=True):
             learner = PolicyAgent(sb3_model.tensors(self.model.policy), sb3_model.record(self.model, meta))
-            results = [evaluate(learner, spec, dragon.affinity, players, args.eval_games,
-                                seed=1_000_000_000 + 7919 * args.seed, workers=cpus)
-                       for spec in cfg["eval_opponents"]]
+            results = [periodic_eval(learner, spec) for spec in cfg["eval_opponents"]]
             ts = self.model.num_timesteps
             curve.append({"timesteps": ts, "wall_s": round(time.time() - t0, 1), "results": results})
             if log:
@@ -506,12 +633,24 @@ def run(args) -> dict:
                 mark = "  * best, saved"
             _say(args, f"[{ts:>9,} steps, {time.time() - t0:6.0f}s] " + "; ".join(fmt_eval(r) for r in results) + mark)
 
+    budget = None if args.minutes is None else 60.0 * args.minutes
+    eval_seed = 1_000_000_000 + 7919 * args.seed
+
+    def periodic_eval(learner, spec):
+        """In a batch where the opponent can play there (the raw score over many games: seconds),
+        else the luck-corrected games of training/winrate.py."""
+        if cfg["batched"] and batchable(spec):
+            return evaluate_batched(learner.act_batch, spec, dragon.affinity, players,
+                                    args.eval_games or DEFAULTS["batched_eval_games"], seed=eval_seed)
+        return evaluate(learner, spec, dragon.affinity, players, args.eval_games or DEFAULTS["eval_games"],
+                        seed=eval_seed, workers=cpus)
+
     cb = TrainCallback()
     if (bc_info or distill_info) and cb.ck_every:
         # the imitation stages' network, PPO's starting point, among the checkpoints
         os.makedirs(ckpt_dir, exist_ok=True)
         save(model, os.path.join(ckpt_dir, f"step_{model.num_timesteps}"))
-    if (bc_info or distill_info) and args.eval_every and args.eval_games:
+    if (bc_info or distill_info) and args.eval_every and args.eval_games != 0:
         cb.model = model
         cb.run_eval(log=False)  # the warm start's strength: the curve's first point (0 PPO steps)
     _say(args, f"training {dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}"
@@ -523,7 +662,7 @@ def run(args) -> dict:
     cb.checkpoint(model.num_timesteps - cb.start)  # the last update's model, if one is due
     train_wall = time.time() - t0
     save(model, out + ".last", optimizer=True)
-    if args.eval_every and args.eval_games and (not curve or curve[-1]["timesteps"] != model.num_timesteps):
+    if args.eval_every and args.eval_games != 0 and (not curve or curve[-1]["timesteps"] != model.num_timesteps):
         cb.run_eval()
     if state["best_at"] is None:  # no evaluation ran: the final model is the result
         save_best(model)
@@ -539,7 +678,9 @@ def run(args) -> dict:
     record = {
         **read_record(out), "format": FORMAT,
         "dragon": dragon.name, "affinity": dragon.affinity, "players": players, "opponents": bots,
-        "self_play": bool(args.self_play), "seed": args.seed,
+        "self_play": bool(args.self_play), "from_scratch": bool(args.from_scratch), "seed": args.seed,
+        "vec_env": "batched" if cfg["batched"] else "subproc", "torch_threads": ppo_threads,
+        "minutes": args.minutes, "league": league.summary() if league is not None else None,
         "timesteps": int(model.num_timesteps), "timesteps_this_run": args.timesteps,
         "resumed": bool(args.resume), "n_envs": n_envs,
         "env_version": ENV_VERSION, "observation_size": obs_size, "action_size": n_actions,

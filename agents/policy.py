@@ -35,6 +35,10 @@ from .base import Agent, AgentSpecError
 FORMAT = "havok-policy-v1"
 META_KEYS = ("env_version", "dragon", "affinity", "players", "observation_size", "action_size")
 ACTIVATIONS = ("tanh", "relu")
+# what the value network reads: the seat's observation, or the state (every seat's observation,
+# the seat's own first: havok_env.vector.LearnerGames) of a centralised critic. The policy network
+# always reads the seat's observation alone.
+CRITIC_INPUTS = ("observation", "state")
 PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained")
 MAX_RECORD_BYTES = 16 << 20   # a run record is a few tens of kB
 MAX_LAYERS, MAX_WIDTH = 16, 1 << 16
@@ -159,6 +163,8 @@ def check_record(rec, where: str) -> dict:
             raise bad(f"network.{key} must be a list of at most {MAX_LAYERS} layer sizes 1-{MAX_WIDTH}")
     if net.get("activation") not in ACTIVATIONS:
         raise bad(f"network.activation must be one of {', '.join(ACTIVATIONS)}, not {net.get('activation')!r}")
+    if net.get("critic", "observation") not in CRITIC_INPUTS:
+        raise bad(f"network.critic must be one of {', '.join(CRITIC_INPUTS)}, not {net.get('critic')!r}")
     want_obs, want_act = expected_sizes()
     if rec["env_version"] != ENV_VERSION or rec["observation_size"] != want_obs or rec["action_size"] != want_act:
         raise _spec_error(
@@ -203,6 +209,8 @@ def expected_tensors(rec: dict) -> dict[str, tuple[int, ...]]:
     out = {}
     for head, net in (("policy", "pi"), ("value", "vf")):
         n_in = rec["observation_size"]
+        if net == "vf" and rec["network"].get("critic") == "state":
+            n_in *= rec["players"]
         for i, n in enumerate(rec["network"][net]):
             out[f"mlp_extractor.{head}_net.{2 * i}.weight"] = (n, n_in)
             out[f"mlp_extractor.{head}_net.{2 * i}.bias"] = (n,)
@@ -288,7 +296,10 @@ class _NumpyMLP:
         self.activation = np.tanh if activation == "tanh" else (lambda x: np.maximum(x, 0.0))
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
-        x = np.asarray(obs, dtype=np.float32).reshape(-1)
+        """Logits of one observation (any shape of its values), or of a batch ``[k, obs]``."""
+        x = np.asarray(obs, dtype=np.float32)
+        if x.ndim != 2:
+            x = x.reshape(-1)
         for w, b in self.layers:
             x = self.activation(x @ w + b)
         return x @ self.out[0] + self.out[1]
@@ -318,6 +329,14 @@ class PolicyAgent(Agent):
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         return self._fast.logits(observation)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The deterministic choice for each row of a batch (one forward pass for all): the legal
+        action of highest logit, as :meth:`act` chooses. A batched policy of
+        :class:`havok_env.vector.LearnerGames`."""
+        z = self._fast.logits(observations)
+        z = np.where(np.asarray(action_masks) != 0, z, -np.inf)
+        return z.argmax(axis=1)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view=None) -> int:
         legal = np.flatnonzero(action_mask)

@@ -25,11 +25,75 @@ OPTIMIZER_SUFFIX = ".optimizer"
 
 
 def network(policy) -> dict:
-    """The record's ``network`` of an MlpPolicy."""
+    """The record's ``network`` of an MlpPolicy (or of an :class:`AsymmetricPolicy`)."""
     arch = policy.net_arch
     pi, vf = (arch["pi"], arch["vf"]) if isinstance(arch, dict) else (arch, arch)
     activation = policy.activation_fn.__name__.lower()
-    return {"pi": [int(n) for n in pi], "vf": [int(n) for n in vf], "activation": activation}
+    out = {"pi": [int(n) for n in pi], "vf": [int(n) for n in vf], "activation": activation}
+    if getattr(policy, "critic_reads_state", False):
+        out["critic"] = "state"
+    return out
+
+
+def _asymmetric_policy_class():
+    """:class:`AsymmetricPolicy`, defined on first use (it subclasses sb3-contrib's policy)."""
+    global AsymmetricPolicy
+    if AsymmetricPolicy is not None:
+        return AsymmetricPolicy
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.torch_layers import MlpExtractor
+    from torch import nn
+
+    class _Extractor(MlpExtractor):
+        """MlpExtractor whose policy net reads only the first ``obs_size`` features."""
+
+        def __init__(self, obs_size, state_size, net_arch, activation_fn, device):
+            super().__init__(state_size, net_arch=net_arch, activation_fn=activation_fn, device=device)
+            layers, last = [], obs_size
+            for n in net_arch["pi"]:
+                layers += [nn.Linear(last, n), activation_fn()]
+                last = n
+            self.policy_net = nn.Sequential(*layers).to(device)
+            self.obs_size = obs_size
+
+        def forward(self, features):
+            return self.forward_actor(features), self.forward_critic(features)
+
+        def forward_actor(self, features):
+            return self.policy_net(features[..., :self.obs_size])
+
+    class _AsymmetricPolicy(MaskableActorCriticPolicy):
+        """MaskablePPO's policy with a centralised critic (the PerfectDou recipe): the input is
+        the state of :class:`training.vec_env.HavokVecEnv` (``state=True``), every seat's
+        observation with the learner's own first; the actor reads only that first
+        ``obs_size`` (its own observation: what the seat may know), the critic all of it. The
+        saved actor is an ordinary policy (:class:`agents.policy.PolicyAgent`)."""
+
+        critic_reads_state = True
+
+        def __init__(self, *args, obs_size: int, **kwargs):
+            self.obs_size = obs_size
+            super().__init__(*args, **kwargs)
+
+        def _build_mlp_extractor(self) -> None:
+            arch = self.net_arch if isinstance(self.net_arch, dict) else {"pi": self.net_arch, "vf": self.net_arch}
+            self.mlp_extractor = _Extractor(self.obs_size, self.features_dim, arch, self.activation_fn, self.device)
+
+    AsymmetricPolicy = _AsymmetricPolicy
+    return AsymmetricPolicy
+
+
+AsymmetricPolicy = None  # the class, once _asymmetric_policy_class() has made it
+
+
+def policy_spec(network: dict, observation_size: int):
+    """(policy class or name, policy_kwargs) for MaskablePPO from a record's ``network``."""
+    import torch
+    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[network["activation"]]
+    kwargs = {"net_arch": {"pi": list(network["pi"]), "vf": list(network["vf"])}, "activation_fn": act}
+    if network.get("critic") == "state":
+        return _asymmetric_policy_class(), {**kwargs, "obs_size": observation_size}
+    return "MlpPolicy", kwargs
 
 
 def tensors(policy) -> dict:
@@ -110,11 +174,9 @@ def rebuild(base: str, env, seed: int = 0, tensorboard_log=None):
 
     rec, weights = load_model(base)
     hyper = check_hyperparameters(rec, base + ".json")
-    net = rec["network"]
-    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[net["activation"]]
-    model = MaskablePPO("MlpPolicy", env, **hyper, seed=seed, device="cpu", verbose=0,
-                        tensorboard_log=tensorboard_log,
-                        policy_kwargs={"net_arch": {"pi": net["pi"], "vf": net["vf"]}, "activation_fn": act})
+    policy, policy_kwargs = policy_spec(rec["network"], rec["observation_size"])
+    model = MaskablePPO(policy, env, **hyper, seed=seed, device="cpu", verbose=0,
+                        tensorboard_log=tensorboard_log, policy_kwargs=policy_kwargs)
     model.policy.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()}, strict=True)
     model.num_timesteps = int(rec.get("timesteps", 0))
     restored = False

@@ -100,6 +100,16 @@ games (1,000 each with 2, 3 and 4 players) no hoard passed 20/15, no hand held m
 and no game lasted 30 turns. Cards used this turn has no bound: a Sunny Side Up can be reshuffled
 into an empty Hijinks deck, drawn and played again in the same turn (random play used up to 3).
 
+## State
+
+`env.state()` is the whole position but the order of the unseen cards, for centralised critics
+and analysis (never for a seat's policy: it holds every hand): the observations of seats 0 to n-1,
+concatenated (`state_space` is `Box(float32, (n * 643,))` with the observation's bounds repeated).
+Each block is written as that seat sees the game, in its own relative seat order, so the state
+is everything revealed to anyone: every hand, the cards each seat has seen on top of the Havok
+deck, and the public piles. The batched training environment (`havok_env.vector.LearnerGames`,
+`state=True`) gives the same blocks starting with the learner's seat.
+
 ## Rewards
 
 At the end of the game the sole winner gets +1 and every other seat -1; in a draw the tied leaders
@@ -218,6 +228,8 @@ class raw_env(AECEnv):
             "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        low, high = self.observer.bounds()
+        self.state_space = spaces.Box(np.tile(low, num_players), np.tile(high, num_players), dtype=np.float32)
         self.action_spaces = {a: _ActionSpace(n_actions) for a in self.possible_agents}
         self._seeder = random.Random()
         self.game: Game | None = None
@@ -272,6 +284,12 @@ class raw_env(AECEnv):
             o, m = self.observer.observe(self.game, self.agent_name_mapping[agent])
             obs = self._obs_cache[agent] = {"observation": o, "action_mask": m}
         return obs
+
+    def state(self) -> np.ndarray:
+        """Every seat's observation, seat 0's first (the module docstring's "State")."""
+        if self.game is None:
+            raise IllegalActionError("state() before reset(): no game has started")
+        return np.concatenate([self.observer.observe(self.game, q)[0] for q in range(self.num_players)])
 
     def step(self, action):
         try:

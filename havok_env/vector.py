@@ -69,7 +69,7 @@ def _seed(seed) -> int:
 class _Batch:
     """The core's batch and its buffers (shared by both views)."""
 
-    def __init__(self, num_envs, num_players, seed, threads, cards, learner):
+    def __init__(self, num_envs, num_players, seed, threads, cards, learner, state=False):
         _check(num_envs, num_players, threads)
         self.cards = cards or default_cards()
         self.observer = Observer(self.cards)
@@ -86,10 +86,18 @@ class _Batch:
         self._terminated_u8 = self.terminated.view(np.uint8)  # the core's view of it
         self.to_act = np.zeros(num_envs, np.int32)
         self.final_obs = np.zeros_like(self.obs) if learner else None
+        # the learner view's controllers of each seat, and (when asked) every seat's observation
+        self.ctrl = np.zeros((num_envs, num_players), np.int8) if learner else None
+        width = num_players * self.observer.size
+        self.state = np.zeros((num_envs, width), np.float32) if state else None
+        self.final_state = np.zeros_like(self.state) if state else None
+
+    def _extra(self):
+        return {"ctrl": self.ctrl, "state": self.state}
 
     def reset(self, seed):
         self._core.reset(self._layout, self._per_env, _seed(seed), self.obs, self.mask,
-                         self.rewards, self._terminated_u8, self.to_act)
+                         self.rewards, self._terminated_u8, self.to_act, **self._extra())
 
     def step(self, actions):
         a = np.asarray(actions)
@@ -98,10 +106,22 @@ class _Batch:
                                      f"an array of shape {a.shape} and type {a.dtype}")
         a = np.ascontiguousarray(a, np.int64)
         bad = self._core.step(self._layout, self._per_env, a, self.obs, self.mask, self.rewards,
-                              self._terminated_u8, self.to_act, self.final_obs, self.threads)
+                              self._terminated_u8, self.to_act, self.final_obs, self.threads,
+                              final_state=self.final_state, **self._extra())
         if bad >= 0:
             raise IllegalActionError(f"game {bad}: action {int(a[bad])} is not legal for its pending "
                                      f"decision; legal: {np.flatnonzero(self.mask[bad]).tolist()}")
+
+    def step_some(self, idx, actions):
+        """The learner view: step games ``idx`` only (each waiting on a policy outside the core)."""
+        idx = np.ascontiguousarray(idx, np.int64)
+        a = np.ascontiguousarray(actions, np.int64)
+        bad = self._core.step_some(self._layout, idx, a, self.obs, self.mask, self.rewards,
+                                   self._terminated_u8, self.to_act, self.final_obs, self.threads,
+                                   final_state=self.final_state, **self._extra())
+        if bad >= 0:
+            raise IllegalActionError(f"game {int(idx[bad])}: action {int(a[bad])} is not legal for its "
+                                     f"pending decision")
 
 
 class VectorGames:
@@ -132,14 +152,7 @@ class VectorGames:
         return b.obs, b.mask, b.rewards, b.terminated, b.to_act
 
     def game(self, i: int):
-        from .engine import Game
-
-        g = object.__new__(Game)
-        g.cards = self._b.cards
-        g._layout()
-        g.seed, g.options = None, {"num_players": self.num_players, "dragons": None}
-        g._set_core(self._b._core.game(i))
-        return g
+        return _game_copy(self._b, self.num_players, i)
 
 
 class SingleAgentVectorEnv(gym.vector.VectorEnv):
@@ -180,6 +193,163 @@ class SingleAgentVectorEnv(gym.vector.VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         return self._b.mask.copy()
+
+
+class LearnerGames:
+    """``num_envs`` games, each with one learner seat against a league of opponents, stepped in
+    the core (see the module docstring).
+
+    ``LearnerGames(num_envs, num_players=2, dragon=None, opponents=("random",), weights=None,
+    seed=None, threads=1, cards=None, state=False)``. ``dragon`` fixes the learner's dragon (name
+    or affinity; ``None``: random per game). Each opponent seat of each new game is drawn from
+    ``opponents`` with ``weights`` (default equal): ``"random"`` and ``"heuristic"`` play inside
+    the core during the step; any other member is a *batched policy*, a callable
+    ``policy(observations [k, obs], masks [k, actions]) -> actions [k]`` that gets, in one call,
+    every game waiting on it (its own seat's observations: nothing of the learner's). A step
+    returns once every game waits on its learner again. ``set_opponents`` changes the league for
+    the games dealt from then on (a self-play league adds snapshots there).
+
+    ``reset(seed=None)`` -> (observations, masks); ``step(actions)`` -> (observations, masks,
+    rewards, terminated): the learner's reward (+1 sole winner, 0 tied leader, -1 otherwise) on
+    the step that ends its game, after which the game is replaced by a new one (its learner's
+    last observation in ``final_obs``). ``learner_seat`` is each game's learner seat. With
+    ``state=True`` the batch also keeps ``state`` (and ``final_state``): every seat's observation
+    of the game, the learner's first and the others clockwise from it, ``num_players *
+    observer.size`` values, for a centralised critic (never for the actor: it holds the other
+    seats' hands). The arrays are the core's buffers, overwritten by the next call.
+    """
+
+    def __init__(self, num_envs: int, num_players: int = 2, dragon=None, opponents=("random",),
+                 weights=None, seed: int | None = None, threads: int = 1, cards: CardSet | None = None,
+                 state: bool = False):
+        self._b = b = _Batch(num_envs, num_players, seed, threads, cards, learner=True, state=state)
+        self.num_envs, self.num_players, self.observer = num_envs, num_players, b.observer
+        if dragon is None:
+            self.dragon_index = -1
+        else:
+            try:
+                self.dragon_index = b.cards.dragon_index(dragon)
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
+        self._seed = seed
+        self._policies: dict = {}  # controller number -> batched policy
+        self.ended_controllers = np.zeros_like(b.ctrl)
+        self.set_opponents(opponents, weights)
+
+    @property
+    def obs(self):
+        return self._b.obs
+
+    @property
+    def mask(self):
+        return self._b.mask
+
+    @property
+    def state(self):
+        return self._b.state
+
+    @property
+    def final_obs(self):
+        return self._b.final_obs
+
+    @property
+    def final_state(self):
+        return self._b.final_state
+
+    @property
+    def learner_seat(self):
+        return self._b.to_act
+
+    def set_opponents(self, opponents, weights=None) -> None:
+        """The league of the games dealt from now on (see the class docstring)."""
+        opponents = list(opponents)
+        if not opponents:
+            raise ConfigError("opponents must name at least one opponent")
+        weights = [1.0] * len(opponents) if weights is None else [float(w) for w in weights]
+        if len(weights) != len(opponents) or not all(np.isfinite(w) and w >= 0 for w in weights) \
+                or sum(weights) <= 0:
+            raise ConfigError("weights must be one finite, non-negative number per opponent, "
+                              "not all zero")
+        # a policy stays registered while a game in progress is played by it
+        in_use = set(np.unique(self._b.ctrl).tolist())
+        self._policies = {k: f for k, f in self._policies.items() if k in in_use}
+        kinds = []
+        for o in opponents:
+            if isinstance(o, str) and o in ("random", "heuristic"):
+                kinds.append(_core.Batch.RANDOM if o == "random" else _core.Batch.HEURISTIC)
+                continue
+            if not callable(o):
+                raise ConfigError(f"an opponent is 'random', 'heuristic' or a batched policy "
+                                  f"(a callable), not {o!r}")
+            slot = next((k for k, f in self._policies.items() if f is o), None)
+            if slot is None:
+                free = [k for k in range(1, _core.Batch.MAX_POLICIES) if k not in self._policies]
+                if not free:
+                    raise ConfigError(f"at most {_core.Batch.MAX_POLICIES - 1} policies at once")
+                slot = free[0]
+                self._policies[slot] = o
+            kinds.append(slot)
+        if all(k == _core.Batch.RANDOM for k in kinds):  # the default, drawn as it always was
+            kinds, weights = [], []
+        self._b._core.set_league(self.dragon_index, kinds, weights)
+
+    def reset(self, seed: int | None = None):
+        """New games everywhere: (observations, masks)."""
+        self._b.reset(self._seed if seed is None else seed)
+        self._settle()
+        return self._b.obs, self._b.mask
+
+    def step(self, actions):
+        """The learners' actions, one per game: (observations, masks, rewards, terminated).
+        ``ended_controllers`` then holds each game's seat controllers as they were before the
+        step: for a game that ended, whom its learner played (:meth:`opponent`)."""
+        b = self._b
+        np.copyto(self.ended_controllers, b.ctrl)
+        b.step(actions)
+        self._settle()
+        return b.obs, b.mask, b.rewards, b.terminated
+
+    def opponent(self, controller: int):
+        """The opponent a seat controller stands for (``"random"``, ``"heuristic"`` or a batched
+        policy), ``None`` for the learner's own seat (0)."""
+        c = int(controller)
+        if c == 0:
+            return None
+        if c < 0:
+            return "random" if c == _core.Batch.RANDOM else "heuristic"
+        return self._policies.get(c)
+
+    def _settle(self) -> None:
+        """Let the batched policies act, each once for all the games waiting on it, until every
+        game waits on its learner."""
+        b = self._b
+        rows = np.arange(self.num_envs)
+        while True:
+            waiting = b.ctrl[rows, b.to_act]
+            idx = np.flatnonzero(waiting > 0)
+            if not idx.size:
+                return
+            who = waiting[idx]
+            actions = np.empty(idx.size, np.int64)
+            for k in np.unique(who):
+                sel = who == k
+                actions[sel] = self._policies[int(k)](b.obs[idx[sel]], b.mask[idx[sel]])
+            b.step_some(idx, actions)
+
+    def game(self, i: int):
+        """A copy of game ``i`` as a :class:`~havok_env.engine.Game`."""
+        return _game_copy(self._b, self.num_players, i)
+
+
+def _game_copy(b: _Batch, num_players: int, i: int):
+    from .engine import Game
+
+    g = object.__new__(Game)
+    g.cards = b.cards
+    g._layout()
+    g.seed, g.options = None, {"num_players": num_players, "dragons": None}
+    g._set_core(b._core.game(i))
+    return g
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

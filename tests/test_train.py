@@ -372,9 +372,11 @@ def test_the_converter_runs_the_files_code_as_it_warns(tmp_path, capsys):
     assert "use it only on a file you trust" in capsys.readouterr().err
 
 
-def test_self_play_snapshots_are_saved_models_that_join_the_pool(tmp_path):
+@pytest.mark.parametrize("vec_env", ["batched", "subproc"])
+def test_self_play_snapshots_are_saved_models_that_join_the_pool(tmp_path, vec_env):
     out = str(tmp_path / "fire")
-    rc = train.main(["--opponents", "random", "--self-play", "--snapshot-every", "128", "--pool-size", "2",
+    rc = train.main(["--vec-env", vec_env, "--opponents", "random", "--self-play", "--snapshot-every", "128",
+                     "--pool-size", "2",
                      "--timesteps", "512", "--n-envs", "1", "--n-steps", "128", "--batch-size", "64",
                      "--n-epochs", "1", "--net-arch", "16", "--eval-every", "0", "--final-eval-games", "4",
                      "--bc-games", "0", "--distill-games", "0", "--out", out, "--logdir", "", "--quiet"])
