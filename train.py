@@ -374,6 +374,7 @@ def validate(args) -> dict:
                 read_record(out)  # the run record the resumed run extends
         except AgentSpecError as e:
             raise UsageError(f"--resume: {e}") from None
+        args.critic = rec["network"].get("critic", "observation")  # the env must give what it reads
         if (rec["affinity"], rec["players"]) != (d.affinity, args.players):
             raise UsageError(f"--resume: {resume_from}.json was trained as {rec['dragon']} ({rec['affinity']}) "
                              f"for {rec['players']} players, not {d.name} ({d.affinity}) for {args.players}")

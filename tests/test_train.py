@@ -294,6 +294,14 @@ def test_resume_refuses_a_model_of_another_dragon_or_bad_hyperparameters(tiny_mo
     (["--n-envs", "0"], "--n-envs"),
     (["--timesteps", "abc"], "invalid int"),
     (["--resume", "--out", "/nonexistent/dir/fire"], "no saved model"),
+    (["--from-scratch", "--bc-games", "5"], "--from-scratch"),
+    (["--from-scratch", "--resume"], "--from-scratch"),
+    (["--critic", "state", "--vec-env", "subproc"], "--critic state"),
+    (["--critic", "state", "--opponents", "search:2"], "--critic state"),
+    (["--critic", "brain"], "--critic"),
+    (["--shaping", "1"], "--vec-env subproc"),
+    (["--minutes", "0"], "--minutes"),
+    (["--threads", "0"], "--threads"),
 ])
 def test_bad_command_lines_exit_2_with_one_line(args, words):
     p = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), *args], capture_output=True,
@@ -441,3 +449,39 @@ def test_env_workers_fork_from_a_server_that_has_imported_torch():
                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": ROOT})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["server has torch True"] * 2
+
+
+def test_a_tiny_run_from_scratch_with_a_centralised_critic_trains_saves_evaluates_and_resumes(tmp_path):
+    out = str(tmp_path / "fire")
+    common = ["--n-envs", "16", "--n-steps", "32", "--batch-size", "128", "--n-epochs", "1",
+              "--net-arch", "16", "--eval-games", "200", "--final-eval-games", "20", "--out", out,
+              "--logdir", "", "--quiet", "--seed", "1"]
+    rc = train.main(["--from-scratch", "--critic", "state", "--timesteps", "2048", "--eval-every", "1024",
+                     "--snapshot-every", "512", "--minutes", "5", *common])
+    assert rc == 0
+    with open(out + ".json") as f:
+        rec = json.load(f)
+    assert rec["from_scratch"] and rec["self_play"] and rec["vec_env"] == "batched"
+    assert rec["behaviour_cloning"] is None and rec["distillation"] is None
+    assert rec["network"] == {"pi": [16], "vf": [16], "activation": "tanh", "critic": "state"}
+    assert rec["hyperparameters"]["ent_coef"] == train.FROM_SCRATCH["ent_coef"]
+    # the league: the bot and the snapshots, each with its share and the learner's score against it
+    names = [m["name"] for m in rec["league"]]
+    assert names[0] == "heuristic" and any(n.startswith("snapshot_") for n in names)
+    assert abs(sum(m["share"] for m in rec["league"]) - 1) < 1e-6
+    # periodic evaluations played in a batch (raw score), the final one luck corrected
+    point = rec["curve"][-1]["results"][0]
+    assert point["batched"] and point["games"] == 200 and point["corrected_score"] is None
+    assert [r["opponent"] for r in rec["final_evaluation"]] == ["heuristic", "random"]
+    assert rec["final_evaluation"][0]["corrected_score"] is not None
+    # the saved actor plays as an agent; the value network reads the state (2 x 643 inputs)
+    agent = make_agent(out + ".safetensors")
+    assert play_game([agent, make_agent("random")], seed=1, dragons=["fire", None])["result"]
+    from agents.policy import load_model
+    _, weights = load_model(out)
+    assert weights["mlp_extractor.value_net.0.weight"].shape == (16, 2 * 643)
+    assert weights["mlp_extractor.policy_net.0.weight"].shape == (16, 643)
+    # and resumes: rebuilt with the asymmetric policy, its optimizer state restored
+    assert train.main(["--resume", "--timesteps", "512", "--eval-every", "0", *common]) == 0
+    with open(out + ".json") as f:
+        assert json.load(f)["timesteps"] >= 2048 + 512
