@@ -111,9 +111,9 @@ def main(argv=None) -> int:
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
     print("| run | steps/s | x subproc | collecting | updating |")
     print("|---|---|---|---|---|")
-    for name, sps, collect, update, steps in rows:
-        total = collect + update
-        print(f"| {name} | {sps:,.0f} | {sps / base:.1f}x | {100 * collect / total:.0f}% | {100 * update / total:.0f}% |")
+    for name, sps, collect, update, _ in rows:
+        share = 100 / (collect + update)
+        print(f"| {name} | {sps:,.0f} | {sps / base:.1f}x | {collect * share:.0f}% | {update * share:.0f}% |")
     return 0
 
 

@@ -71,7 +71,7 @@ def test_learner_games_are_env_games_with_the_python_heuristic_opponents(players
             if term or trunc:
                 env.step(None)
                 continue
-            q = env.agent_name_mapping[agent] if hasattr(env, "agent_name_mapping") else int(agent[-1])
+            q = env.unwrapped.agent_name_mapping[agent]
             if q == seat:  # the learner's observation and mask are env()'s, byte for byte
                 want_obs, want_mask, action = next(steps)
                 assert o["observation"].tobytes() == want_obs.tobytes()
@@ -208,7 +208,7 @@ def test_vec_env_outcomes_name_the_opponent_and_feed_the_league():
     from training.vec_env import HavokVecEnv
     league = League(["heuristic", "random"])
     venv = HavokVecEnv(16, "fire", 2, opponents=league.opponents(), weights=league.weights(), seed=0)
-    obs = venv.reset()
+    venv.reset()
     rng = np.random.default_rng(0)
     for _ in range(300):
         venv.step(random_legal_actions(venv.action_masks(), rng))
@@ -269,7 +269,7 @@ def test_the_aec_state_is_every_seats_observation_and_lies_in_its_space():
     env.reset(seed=8)
     observer = env.unwrapped.observer
     assert env.unwrapped.state_space.shape == (3 * observer.size,)
-    for agent in env.agent_iter(max_iter=300):
+    for _ in env.agent_iter(max_iter=300):
         obs, _, term, trunc, _ = env.last()
         state = env.unwrapped.state()
         assert env.unwrapped.state_space.contains(state)
