@@ -162,3 +162,33 @@ def test_core_instructions_reads_callgrinds_total(monkeypatch, tmp_path):
     runs = iter([(1_000, 0), (51_000, 20)])
     monkeypatch.setattr(core_instructions, "count", lambda kind, n, games: next(runs))
     assert core_instructions.per_decision("core", 2, 5) == (2_500.0, 20)
+
+
+def test_learner_throughput_times_both_paths(monkeypatch, capsys):
+    pytest.importorskip("sb3_contrib")
+    assert run_script("learner_throughput.py", ["--steps", "512"], monkeypatch) == 0
+    out = capsys.readouterr().out
+    rows = re.findall(r"^\| (subproc|batched)[^|]*\| ([\d,]+) \| ([\d.]+)x \| (\d+)% \| (\d+)% \|$", out, re.M)
+    assert [r[0] for r in rows] == ["subproc", "batched", "batched"]
+    assert rows[0][2] == "1.0" and all(int(r[3]) + int(r[4]) in (99, 100, 101) for r in rows)
+
+
+def test_learning_curve_plays_checkpoints_and_draws_both_axes(monkeypatch, capsys, tmp_path):
+    pytest.importorskip("sb3_contrib")
+    pytest.importorskip("matplotlib")
+    import json
+    sys.path.insert(0, str(BENCH.parent))
+    import train
+    out = str(tmp_path / "fire")
+    assert train.main(["--from-scratch", "--timesteps", "1024", "--eval-every", "512", "--n-envs", "8",
+                       "--n-steps", "32", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "8",
+                       "--eval-games", "50", "--final-eval-games", "0", "--out", out, "--logdir", "",
+                       "--quiet"]) == 0
+    plot = str(tmp_path / "curve.png")
+    assert run_script("learning_curve.py", [out, "--opponent", "random", "--games", "6", "--points", "2",
+                                            "--workers", "1", "--plot", plot], monkeypatch) == 0
+    with open(str(tmp_path / "curve.json")) as f:
+        played = json.load(f)["checkpoints"]
+    assert len(played) == 2 and all(r["games"] == 6 and r["wall_s"] is not None for r in played)
+    assert played[0]["timesteps"] < played[1]["timesteps"]
+    assert Path(plot).stat().st_size > 1000
