@@ -633,6 +633,10 @@ def run(args) -> dict:
                 save_best(self.model)
                 mark = "  * best, saved"
             _say(args, f"[{ts:>9,} steps, {time.time() - t0:6.0f}s] " + "; ".join(fmt_eval(r) for r in results) + mark)
+            if league is not None:
+                curve[-1]["league"] = league.summary()
+                _say(args, "  league: " + ", ".join(f"{m['name']} {100 * m['share']:.0f}% (learner scores "
+                                                    f"{m['score']:.2f})" for m in league.summary()))
 
     budget = None if args.minutes is None else 60.0 * args.minutes
     eval_seed = 1_000_000_000 + 7919 * args.seed

@@ -220,6 +220,13 @@ def test_vec_env_outcomes_name_the_opponent_and_feed_the_league():
     assert heur.score < rand.score and heur.played + rand.played == len(outcomes)
     w = league.weights()
     assert w[0] > w[1]
+    # the bots keep at least bot_share of the games however many snapshots there are
+    crowd = League(["heuristic"], max_snapshots=8)
+    for k in range(8):
+        crowd.add(f"s{k}", object())
+    assert crowd.weights()[0] == pytest.approx(0.5) and sum(crowd.weights()) == pytest.approx(1)
+    crowd.members[1].score = 0.2  # a snapshot that beats the learner is played more than the others
+    assert crowd.weights()[1] > crowd.weights()[2] and crowd.weights()[0] == pytest.approx(0.5)
     # a snapshot joins; the oldest beyond the pool leaves; the bots stay
     league.max_snapshots = 2
     for k in range(3):

@@ -5,7 +5,10 @@ Every opponent seat of every new game draws a member with *prioritised fictitiou
 learner's recent score against it (1 a win, 0.5 a draw, 0 a loss; an exponentially decayed
 average over about ``window`` games, 0.5 before any game). The members that still beat the
 learner are played most; one it always beats is kept at a small ``floor`` share, so that it is
-not forgotten. ``train.py --self-play`` adds a snapshot every ``--snapshot-every`` steps and keeps
+not forgotten. The bots together get at least ``bot_share`` of the games (scaled up, their PFSP
+order kept): without it, eight snapshots at about even scores left the heuristic about a seventh
+of the games, and the learner it was trained to beat fell behind (docs/TRAINING.md, "From
+scratch"). ``train.py --self-play`` adds a snapshot every ``--snapshot-every`` steps and keeps
 the last ``--pool-size``; the bots stay in the league for good.
 
     league = League(["heuristic", "random"], max_snapshots=8)
@@ -41,12 +44,13 @@ class Member:
 
 class League:
     def __init__(self, bots, max_snapshots: int = 5, power: float = 2.0, floor: float = 0.02,
-                 window: int = 2000):
+                 window: int = 2000, bot_share: float = 0.5):
         if not bots:
             raise ValueError("a league needs at least one bot")
         self.members = [Member(str(b), b) for b in bots]
         self.n_bots = len(self.members)
         self.max_snapshots, self.power, self.floor = max_snapshots, power, floor
+        self.bot_share = bot_share
         self.decay = 1.0 - 1.0 / max(1, window)
 
     def add(self, name: str, policy) -> None:
@@ -63,9 +67,15 @@ class League:
         return [m.opponent for m in self.members]
 
     def weights(self) -> list[float]:
-        raw = [max(0.0, 1.0 - m.score) ** self.power for m in self.members]
-        total = sum(raw) or 1.0
-        return [max(w / total, self.floor) for w in raw]
+        raw = [max(max(0.0, 1.0 - m.score) ** self.power, 1e-9) for m in self.members]
+        total = sum(raw)
+        w = [max(x / total, self.floor) for x in raw]
+        bots, snaps = sum(w[:self.n_bots]), sum(w[self.n_bots:])
+        if snaps and bots < self.bot_share * (bots + snaps):
+            scale = self.bot_share / (1.0 - self.bot_share) * snaps / bots if self.bot_share < 1 else 1e9
+            w[:self.n_bots] = [x * scale for x in w[:self.n_bots]]
+        total = sum(w)
+        return [x / total for x in w]
 
     def record(self, outcomes) -> None:
         """``outcomes``: (opponent, learner's score) pairs; a member that has left is skipped."""
