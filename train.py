@@ -261,21 +261,6 @@ def plot_curve(curve: list[dict], path: str, title: str, xlabel: str = "timestep
     return True
 
 
-def env_workers(env_fns):
-    """``SubprocVecEnv(env_fns)``, its workers forked from a server that has imported torch and
-    stable-baselines3 once. A fork server (stable-baselines3's default start method where there is
-    one) imports only the main module, and each of the 8 env workers then imported torch itself:
-    22-31 s of wall time at the start of the run on 2 busy cores, 5-6 s from a preloaded server.
-    The workers are the same processes (forked from a server, not from this one), so the games are."""
-    import multiprocessing as mp
-
-    from stable_baselines3.common.vec_env import SubprocVecEnv
-    if "forkserver" in mp.get_all_start_methods():
-        # before the server starts (the first worker starts it); "__main__" is the default preload
-        mp.get_context("forkserver").set_forkserver_preload(["__main__", SubprocVecEnv.__module__])
-    return SubprocVecEnv(env_fns)
-
-
 def _say(args, msg: str) -> None:
     if args.quiet:
         return
@@ -419,7 +404,7 @@ def run(args) -> dict:
     from havok_env.version import ENV_VERSION
     from havok_env.wrappers import SingleAgentEnv, make_env
     from training.selfplay import make_pool
-    from training.vec_env import batchable
+    from training.vec_env import batchable, env_workers
     from training.winrate import evaluate_batched
 
     t0 = time.time()

@@ -6,7 +6,7 @@ and where the time went (collecting rollouts: the games, the opponents and the p
 passes; updating: PPO's epochs). The runs, one after the other in the same process:
 
 * ``subproc``: train.py's ``--vec-env subproc``: 8 single-agent envs in worker processes
-  (``train.env_workers``), the heuristic in Python in each, one torch thread, 512 steps per env
+  (``training.vec_env.env_workers``), the heuristic in Python in each, one torch thread, 512 steps per env
   and rollout;
 * ``batched``: train.py's default: :class:`training.vec_env.HavokVecEnv`, 64 games in this
   process with the heuristic in the core, 64 steps per game and rollout (the same 4,096 per
@@ -67,10 +67,10 @@ def subproc_env(n=8):
 
     from stable_baselines3.common.vec_env import VecMonitor
 
-    import train
     from agents import make_agent
     from havok_env.wrappers import make_env
-    return VecMonitor(train.env_workers([make_env("fire", 2, opponents=partial(make_agent, "heuristic"),
+    from training.vec_env import env_workers
+    return VecMonitor(env_workers([make_env("fire", 2, opponents=partial(make_agent, "heuristic"),
                                                   seed=i) for i in range(n)]))
 
 

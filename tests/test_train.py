@@ -426,11 +426,11 @@ def test_the_periodic_evaluation_picks_the_best_model_by_the_corrected_score():
 
 
 _ENV_WORKERS_SERVER = """
-import train
 from functools import partial
+from training.vec_env import env_workers
 from agents import make_agent
 from havok_env.wrappers import make_env
-venv = train.env_workers([make_env("fire", 2, opponents=partial(make_agent, "random"), seed=i) for i in range(2)])
+venv = env_workers([make_env("fire", 2, opponents=partial(make_agent, "random"), seed=i) for i in range(2)])
 venv.reset()
 for p in venv.processes:  # each env worker's parent is the fork server
     server = int(open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()[1])
