@@ -172,10 +172,8 @@ def test_the_state_is_every_seats_observation_the_learners_first():
 
 # -- the stable-baselines3 VecEnv -------------------------------------------------------------------
 
-sb3 = pytest.importorskip("sb3_contrib")
-
-
 def test_vec_env_masks_resets_and_seeds():
+    pytest.importorskip("sb3_contrib")
     from training.vec_env import HavokVecEnv
 
     def run(seed):
@@ -204,6 +202,7 @@ def test_vec_env_masks_resets_and_seeds():
 
 
 def test_vec_env_outcomes_name_the_opponent_and_feed_the_league():
+    pytest.importorskip("sb3_contrib")
     from training.league import League
     from training.vec_env import HavokVecEnv
     league = League(["heuristic", "random"])
@@ -237,6 +236,7 @@ def test_vec_env_outcomes_name_the_opponent_and_feed_the_league():
 
 
 def test_maskable_ppo_learns_on_the_vec_env_and_the_actor_never_reads_hidden_state():
+    pytest.importorskip("sb3_contrib")
     import torch
     from sb3_contrib import MaskablePPO
 
