@@ -442,7 +442,7 @@ def run(args) -> dict:
     # Subprocess envs: one torch thread, as the env workers use the other cores and a
     # multi-threaded forward pass on batches this small is slower (measured 2.5x slower on 2 busy
     # cores). Batched: the games are stepped between the passes in this process, and 2 threads
-    # ran PPO 1.4x as fast as 1 (docs/BENCHMARKS.md, "Learner throughput").
+    # ran PPO 1.6x as fast as 1 (docs/BENCHMARKS.md, "Learner throughput").
     ppo_threads = args.threads or (min(cpus, 2) if cfg["batched"] else 1)
     torch.set_num_threads(ppo_threads)
     tb = args.logdir or None
@@ -562,7 +562,6 @@ def run(args) -> dict:
             # the model before that rollout's update, labelled with steps it was not trained on.
             done = self.model.num_timesteps - self.start
             if league is not None:
-                league.update(batched_env)
                 if done >= self.next_snap:  # saved like the subprocess path's, played from memory
                     self.next_snap = self.after(self.next_snap, self.snap_every, done)
                     os.makedirs(ckpt_dir, exist_ok=True)
@@ -570,7 +569,7 @@ def run(args) -> dict:
                     save(self.model, os.path.join(ckpt_dir, name))
                     frozen = PolicyAgent(sb3_model.tensors(self.model.policy), sb3_model.record(self.model, meta))
                     league.add(name, frozen.act_batch)
-                    league.update(batched_env)
+                league.update(batched_env)
             elif args.self_play and done >= self.next_snap:
                 self.next_snap = self.after(self.next_snap, self.snap_every, done)
                 os.makedirs(ckpt_dir, exist_ok=True)
@@ -619,9 +618,9 @@ def run(args) -> dict:
                 mark = "  * best, saved"
             _say(args, f"[{ts:>9,} steps, {time.time() - t0:6.0f}s] " + "; ".join(fmt_eval(r) for r in results) + mark)
             if league is not None:
-                curve[-1]["league"] = league.summary()
+                members = curve[-1]["league"] = league.summary()
                 _say(args, "  league: " + ", ".join(f"{m['name']} {100 * m['share']:.0f}% (learner scores "
-                                                    f"{m['score']:.2f})" for m in league.summary()))
+                                                    f"{m['score']:.2f})" for m in members))
 
     budget = None if args.minutes is None else 60.0 * args.minutes
     eval_seed = 1_000_000_000 + 7919 * args.seed

@@ -234,6 +234,7 @@ class LearnerGames:
         self._seed = seed
         self._policies: dict = {}  # controller number -> batched policy
         self.ended_controllers = np.zeros_like(b.ctrl)
+        self._rows = np.arange(num_envs)  # (each game's row, for reading its seat to act)
         self.set_opponents(opponents, weights)
 
     @property
@@ -323,9 +324,8 @@ class LearnerGames:
         """Let the batched policies act, each once for all the games waiting on it, until every
         game waits on its learner."""
         b = self._b
-        rows = np.arange(self.num_envs)
         while True:
-            waiting = b.ctrl[rows, b.to_act]
+            waiting = b.ctrl[self._rows, b.to_act]
             idx = np.flatnonzero(waiting > 0)
             if not idx.size:
                 return

@@ -70,18 +70,16 @@ class HavokVecEnv(VecEnv):
 
     def __init__(self, num_envs: int, dragon="fire", num_players: int = 2, opponents=("heuristic",),
                  weights=None, seed: int | None = 0, threads: int = 1, state: bool = False, cards=None):
-        self._built: dict = {}
+        self._built: dict = {}  # spec -> its batched opponent
+        self._specs: dict = {}  # id of a built opponent -> its spec
         self._outcomes: list = []
         self.games = LearnerGames(num_envs, num_players, dragon=dragon,
                                   opponents=[self._opponent(o) for o in opponents], weights=weights,
                                   seed=seed, threads=threads, cards=cards, state=state)
-        self._specs = {id(v): k for k, v in self._built.items()}
         self.use_state = state
-        self.obs_size = self.games.observer.size
         low, high = self.games.observer.bounds()
         if state:
             low, high = np.tile(low, num_players), np.tile(high, num_players)
-        self.num_players = num_players
         self._base_seed = seed
         self._actions = None
         self.render_mode = None
@@ -95,7 +93,7 @@ class HavokVecEnv(VecEnv):
         key = spec.strip()
         if key not in self._built:
             self._built[key] = batched_opponent(key)
-            self._specs = {id(v): k for k, v in self._built.items()}
+            self._specs[id(self._built[key])] = key
         return self._built[key]
 
     def set_opponents(self, opponents, weights=None) -> None:
@@ -109,31 +107,32 @@ class HavokVecEnv(VecEnv):
         return out
 
     def _view(self, final: bool = False) -> np.ndarray:
+        """The buffer the learner's input is read from (the core's: copy what is kept)."""
         g = self.games
         if self.use_state:
-            return (g.final_state if final else g.state).copy()
-        return (g.final_obs if final else g.obs).copy()
+            return g.final_state if final else g.state
+        return g.final_obs if final else g.obs
 
     def reset(self):
         seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else self._base_seed
         self._reset_seeds()
         self._reset_options()
         self.games.reset(seed)
-        return self._view()
+        return self._view().copy()
 
     def step_async(self, actions) -> None:
         self._actions = np.asarray(actions, dtype=np.int64)
 
     def step_wait(self):
         _, _, rewards, terminated = self.games.step(self._actions)
-        obs = self._view()
+        obs = self._view().copy()
         infos = [{} for _ in range(self.num_envs)]
         ended = np.flatnonzero(terminated)
         if ended.size:
             final = self._view(final=True)
             g = self.games
             for i in ended:
-                infos[i]["terminal_observation"] = final[i]
+                infos[i]["terminal_observation"] = final[i].copy()
                 infos[i]["is_success"] = bool(rewards[i] > 0)
                 score = 1.0 if rewards[i] > 0 else 0.5 if rewards[i] == 0 else 0.0
                 for c in g.ended_controllers[i]:
