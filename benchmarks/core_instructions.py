@@ -5,7 +5,7 @@
 
 Timings on a shared machine swing by a fifth from one run to the next; an instruction count does
 not, so a change to the core can be judged by it. The figure for whole games is the one the
-README's throughput section quotes: games of uniformly random legal actions played inside the
+docs/RESULTS.md's throughput section quotes: games of uniformly random legal actions played inside the
 core (``_core.random_playouts``, the benchmark's "whole games"), the deals included. With
 ``--python`` the benchmark's one-Python-call-per-decision loop (``Game()``, then
 ``apply`` and ``legal_actions`` at every decision) is counted too, and OpenSpiel's

@@ -25,7 +25,7 @@ try:
     from . import _core
 except ImportError as e:  # a checkout whose core was never built
     raise ImportError(f"havok_env's native rules core is not built ({e}); in the project's "
-                      "checkout run: pip install -e . (or ./build_core.sh, README \"The native "
+                      "checkout run: pip install -e . (or ./build_core.sh, docs/GUIDE.md \"The native "
                       "core\")") from None
 from .cards import CardDataError, CardSet, default_cards
 from .constants import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count  # noqa: F401  (engine.HAND_SIZE)
