@@ -285,12 +285,29 @@ def require_extras(args) -> None:
         raise UsageError(msg)
 
 
+def prev_record(out: str) -> dict:
+    """The record of the run at ``out`` that a resumed run extends ({} when there is none)."""
+    from agents.policy import read_record
+    return read_record(out) if os.path.exists(out + ".json") else {}
+
+
+def saved_snapshots(ckpt_dir: str) -> list[tuple[str, str]]:
+    """(name, path) of a run's self-play snapshots (``snapshot_STEPS``), oldest first."""
+    import re
+    found = []
+    for f in os.listdir(ckpt_dir) if os.path.isdir(ckpt_dir) else []:
+        m = re.fullmatch(r"(snapshot_(\d+))\.safetensors", f)
+        if m:
+            found.append((int(m.group(2)), m.group(1), os.path.join(ckpt_dir, m.group(1))))
+    return [(name, path) for _, name, path in sorted(found)]
+
+
 def resolve_defaults(args) -> None:
     """Fill in the options left unset: FROM_SCRATCH's values with --from-scratch, else DEFAULTS'."""
     if args.from_scratch:
-        for opt in ("bc_games", "distill_games", "resume"):
+        for opt in ("bc_games", "distill_games"):
             if getattr(args, opt):
-                raise UsageError(f"--from-scratch uses no imitation and starts afresh: drop --{opt.replace('_', '-')}")
+                raise UsageError(f"--from-scratch uses no imitation: drop --{opt.replace('_', '-')}")
         args.bc_games = args.distill_games = 0
         args.self_play = True
         mode = FROM_SCRATCH
@@ -360,6 +377,11 @@ def validate(args) -> dict:
         except AgentSpecError as e:
             raise UsageError(f"--resume: {e}") from None
         args.critic = rec["network"].get("critic", "observation")  # the env must give what it reads
+        was = bool(rec.get("from_scratch")) or bool(prev_record(out).get("from_scratch"))
+        if was != bool(args.from_scratch):
+            raise UsageError(f"--resume: {out} was trained " + ("from scratch: add --from-scratch" if was else
+                             "with imitation: a run from scratch starts afresh (drop --from-scratch or "
+                             "choose another --out)"))
         if (rec["affinity"], rec["players"]) != (d.affinity, args.players):
             raise UsageError(f"--resume: {resume_from}.json was trained as {rec['dragon']} ({rec['affinity']}) "
                              f"for {rec['players']} players, not {d.name} ({d.affinity}) for {args.players}")
@@ -426,6 +448,9 @@ def run(args) -> dict:
         from training.vec_env import HavokVecEnv
         if args.self_play:
             league = League(bots, max_snapshots=args.pool_size)
+            if args.resume:  # the pool the run had: its last snapshots, from an even score
+                for name, path in saved_snapshots(ckpt_dir)[-args.pool_size:] if args.pool_size else []:
+                    league.add(name, PolicyAgent.load(path).act_batch)
         batched_env = HavokVecEnv(n_envs, dragon.affinity, players,
                                   opponents=league.opponents() if league else bots,
                                   weights=league.weights() if league else None, seed=args.seed,
@@ -528,6 +553,7 @@ def run(args) -> dict:
             "players": players, "observation_size": obs_size, "action_size": n_actions}
 
     curve = list(prev.get("curve", []))
+    clock = prev.get("wall_time_s", 0.0)  # a resumed run's curve goes on from the run's wall time
     state = {"best": -float("inf"), "best_at": None, "snapshots": []}
     if args.resume and prev.get("best_at_timesteps") is not None:  # keep the earlier best unless beaten
         scores = [selection_score(pt["results"]) for pt in curve
@@ -600,7 +626,7 @@ def run(args) -> dict:
             learner = PolicyAgent(sb3_model.tensors(self.model.policy), sb3_model.record(self.model, meta))
             results = [periodic_eval(learner, spec) for spec in cfg["eval_opponents"]]
             ts = self.model.num_timesteps
-            curve.append({"timesteps": ts, "wall_s": round(time.time() - t0, 1), "results": results})
+            curve.append({"timesteps": ts, "wall_s": round(clock + time.time() - t0, 1), "results": results})
             if log:
                 for r in results:
                     key = r["opponent"].replace("/", "_")

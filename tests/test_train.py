@@ -295,7 +295,6 @@ def test_resume_refuses_a_model_of_another_dragon_or_bad_hyperparameters(tiny_mo
     (["--timesteps", "abc"], "invalid int"),
     (["--resume", "--out", "/nonexistent/dir/fire"], "no saved model"),
     (["--from-scratch", "--bc-games", "5"], "--from-scratch"),
-    (["--from-scratch", "--resume"], "--from-scratch"),
     (["--critic", "state", "--vec-env", "subproc"], "--critic state"),
     (["--critic", "state", "--opponents", "search:2"], "--critic state"),
     (["--critic", "brain"], "--critic"),
@@ -481,7 +480,16 @@ def test_a_tiny_run_from_scratch_with_a_centralised_critic_trains_saves_evaluate
     _, weights = load_model(out)
     assert weights["mlp_extractor.value_net.0.weight"].shape == (16, 2 * 643)
     assert weights["mlp_extractor.policy_net.0.weight"].shape == (16, 643)
-    # and resumes: rebuilt with the asymmetric policy, its optimizer state restored
-    assert train.main(["--resume", "--timesteps", "512", "--eval-every", "0", *common]) == 0
+    # and resumes as a run from scratch: rebuilt with the asymmetric policy, its optimizer state
+    # restored, its snapshots back in the league, its curve's clock going on from the run's
+    with pytest.raises(train.UsageError, match="add --from-scratch"):
+        train.validate(train.build_parser().parse_args(["--resume", *common]))
+    assert train.main(["--from-scratch", "--resume", "--timesteps", "1024", "--eval-every", "1024",
+                       "--snapshot-every", "100000", *common]) == 0
     with open(out + ".json") as f:
-        assert json.load(f)["timesteps"] >= 2048 + 512
+        again = json.load(f)
+    assert again["timesteps"] >= 2048 + 1024 and again["from_scratch"] and again["resumed"]
+    snaps = [m["name"] for m in again["league"] if m["name"].startswith("snapshot_")]
+    assert snaps and set(snaps) <= set(names)
+    assert sum(m["games"] for m in again["league"] if m["name"] in snaps) > 0
+    assert again["curve"][-1]["wall_s"] > rec["wall_time_s"]
