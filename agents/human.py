@@ -45,6 +45,17 @@ HELP = ("Type the number of a choice, or its name (any unambiguous part of it, e
         "name). Commands: 'table' shows the table again, 'help' shows this, 'quit' stops playing.")
 
 
+def is_human(spec: str) -> bool:
+    """Whether an agent spec is a person (``human`` or ``human:NAME``)."""
+    return str(spec).strip().split(":", 1)[0] == "human"
+
+
+def human_name(spec: str) -> str:
+    """The person's name in a ``human:NAME`` spec (``human`` without one)."""
+    name = str(spec).strip().partition(":")[2].strip()
+    return name or "human"
+
+
 class HumanQuit(Exception):
     """The person stopped playing (typed quit, or the input ended)."""
 

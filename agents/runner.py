@@ -1,26 +1,47 @@
 """Play one game between agents with the bare engine: the one game loop of the project.
 
-Tournaments (``evaluate.py``), train.py's evaluation, the imitation-learning games and the
-benchmarks all play their games with :func:`play_game`; what they need to see of each decision
-they get from its ``on_decision`` hook. The seed each agent is reset with comes from
-:func:`agent_seed` (the arena's live games use it too), so the same game seed plays the same game
-wherever it is played.
+Tournaments (``evaluation.tournament``), train.py's evaluation, the imitation-learning games and
+the benchmarks all play their games with :func:`play_game`; what they need to see of each decision
+they get from its ``on_decision`` hook.
+
+The seeds of the games between agents live here too: a tournament's deals (:func:`deal_seeds`)
+and the seed each agent is reset with (:func:`agent_seed`; the arena's live games use it too),
+so the same game seed plays the same game wherever it is played.
 """
 
 from __future__ import annotations
+
+import random
 
 from havok_env.engine import Game
 from havok_env.observe import Observer
 from havok_env.view import SeatView
 
 
-def agent_seed(game_seed: int, seat: int) -> int:
-    """The seed the agent in ``seat`` is reset with, for a game of seed ``game_seed``."""
-    return (game_seed * 1_000_003 + seat) & ((1 << 63) - 1)
+_MASK63 = (1 << 63) - 1
+
+
+def agent_seed(game_seed: int, seat: int, agent: int | None = None) -> int:
+    """The seed the agent in ``seat`` is reset with, for a game of seed ``game_seed``.
+
+    ``agent`` (its index among a tournament's agents) mixes the agent into the seed: in duplicate
+    play the same seed is dealt with the agents rotated over the seats, and two copies of a random
+    agent would otherwise replay each other's choices from one rotation to the next.
+    """
+    seed = (game_seed * 1_000_003 + seat) & _MASK63
+    if agent is not None:
+        seed ^= ((agent + 1) * 0x9E3779B97F4A7C15) & _MASK63
+    return seed
+
+
+def deal_seeds(seed: int, deals: int) -> list[int]:
+    """The game seeds of a tournament's first ``deals`` deals, fixed by its seed."""
+    rng = random.Random(seed)
+    return [rng.getrandbits(63) for _ in range(deals)]
 
 
 def play_game(agents: list, seed: int, dragons=None, log: bool = False, cards=None,
-              on_decision=None) -> dict:
+              on_decision=None, agent_ids: list[int] | None = None) -> dict:
     """Play a full game; ``agents[i]`` sits in seat ``i``. Returns the game record with its result.
 
     The record (``seed``, ``options``, ``actions``) replays the game exactly with
@@ -30,7 +51,8 @@ def play_game(agents: list, seed: int, dragons=None, log: bool = False, cards=No
 
     ``on_decision(seat, observation, mask, action)``, when given, is called at every decision after
     the agent in ``seat`` chose ``action`` and before it is applied (the observation and mask are
-    the ones the agent saw).
+    the ones the agent saw). ``agent_ids[i]``, when given, is the tournament index of the agent in
+    seat ``i``, mixed into its seed (:func:`agent_seed`).
     """
     n = len(agents)
     game = Game(n, dragons, seed=seed, cards=cards, log=log)
@@ -38,7 +60,7 @@ def play_game(agents: list, seed: int, dragons=None, log: bool = False, cards=No
     observer = Observer(game.cards)
     views = [SeatView(game, i) for i in range(n)]
     for i, agent in enumerate(agents):
-        agent.reset(i, n, seed=agent_seed(seed, i))
+        agent.reset(i, n, seed=agent_seed(seed, i, None if agent_ids is None else agent_ids[i]))
     actions = []
     while not game.is_over:
         seat = game.to_act

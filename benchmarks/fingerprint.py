@@ -86,7 +86,7 @@ def search_values(games: int) -> dict:
 
 
 def tournament(games: int) -> dict:
-    from evaluate import run_tournament
+    from evaluation.tournament import run_tournament
     rep = run_tournament(["heuristic", "random", "search:2"], num_players=2, games=games, seed=5,
                          workers=1, progress=False, ledger=None)
     rows = [[r["spec"], r["games"], r["wins"], r["draws"], r["losses"], r["mean_hoard"],

@@ -260,11 +260,21 @@ class Game:
         return {"seed": self.seed, "options": self.options, "actions": list(actions)}
 
     @classmethod
-    def replay(cls, record: dict, cards: CardSet | None = None) -> "Game":
-        g = cls(seed=record["seed"], cards=cards, **record["options"])
+    def replay(cls, record: dict, cards: CardSet | None = None, log: bool = False) -> "Game":
+        """The game of a record (``seed``, ``options``, ``actions``), played to its last action."""
+        *_, (game, _) = cls.positions(record, cards, log)
+        return game
+
+    @classmethod
+    def positions(cls, record: dict, cards: CardSet | None = None, log: bool = False):
+        """Replay a record position by position: ``(game, action)`` before each of its actions is
+        applied (the same game, moved on), then ``(game, None)`` after the last one. A bad record
+        raises ConfigError (its options) or IllegalActionError (at the action that is not legal)."""
+        g = cls(seed=record["seed"], cards=cards, log=log, **record["options"])
         for a in record["actions"]:
+            yield g, a
             g.apply(a)
-        return g
+        yield g, None
 
     def __init__(self, num_players: int = 2, dragons=None, seed: int | None = None,
                  cards: CardSet | None = None, log: bool = False, advance: bool = True):

@@ -10,6 +10,7 @@ import pytest
 from arena_util import ADMIN, ADMIN_HEADERS, client, join, make_arena, play
 
 import evaluate
+import evaluation.ledger
 from arena import bots as arena_bots
 from arena import ledger, payload, results
 from arena.study import next_assignment, slot_position
@@ -31,7 +32,7 @@ def replayed_payload(store, gid: int) -> dict:
     for a in store.actions(gid):
         g.apply(a)
     n = row["options"]["num_players"]
-    labels = ["you" if p == row["human_seat"] else "bot" for p in range(n)]
+    labels = ["you" if p == row["human_seat"] else "Opponent A" for p in range(n)]  # blinded
     return payload.seat_payload(SeatView(g, row["human_seat"]), labels)
 
 
@@ -245,10 +246,10 @@ def test_ledger_export_reads_in_evaluate_and_imports_back(arena, tmp_path, capsy
         text = c.get("/api/admin/export", headers=ADMIN_HEADERS).text
     path = tmp_path / "export.jsonl"
     path.write_text(text)
-    entries, problems = evaluate.read_ledger(str(path))  # the terminal's ledger reader replays them
+    entries, problems = evaluation.ledger.read_ledger(str(path))  # the terminal's ledger reader replays them
     assert len(entries) == 2 and problems == []
     assert {e["seats"][e["humans"][0]] for e in entries} == {"human:ann", "human:bob"}
-    summary = evaluate.summarise_ledger(entries)
+    summary = evaluation.ledger.summarise_ledger(entries)
     assert sum(h["games"] for h in summary["humans"]) == 2
 
     other = make_arena(f"sqlite:///{tmp_path}/other.db")

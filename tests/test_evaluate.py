@@ -10,6 +10,10 @@ from collections import Counter
 import pytest
 
 import evaluate
+import evaluation.ledger
+import evaluation.report
+import evaluation.schedule
+import evaluation.tournament
 from training.stats import wilson
 from havok_env.engine import Game
 
@@ -20,7 +24,7 @@ def _tour(specs=("heuristic", "random"), **kw):
     kw.setdefault("workers", 1)
     kw.setdefault("progress", False)
     kw.setdefault("ledger", None)
-    return evaluate.run_tournament(list(specs), **kw)
+    return evaluation.tournament.run_tournament(list(specs), **kw)
 
 
 # -- statistics -----------------------------------------------------------------------------------
@@ -71,7 +75,7 @@ def test_parallel_workers_give_identical_results():
     one = _tour(games=6, seed=11, workers=1)
     two = _tour(games=6, seed=11, workers=2)
     assert one == two
-    assert evaluate.format_report(one) == evaluate.format_report(two)
+    assert evaluation.report.format_report(one) == evaluation.report.format_report(two)
 
 
 def test_games_round_up_to_whole_deals_and_all_tables_play():
@@ -99,7 +103,7 @@ def test_copies_of_a_random_agent_do_not_mirror_each_other():
 
 def test_schedule_rotates_seats_and_dragons_fairly():
     for n_agents, n in ((2, 2), (3, 3), (4, 4), (4, 2), (3, 2)):
-        jobs = evaluate.schedule(n_agents, n, games=24 * math.comb(n_agents, n) * n, seed=3)
+        jobs = evaluation.schedule.schedule(n_agents, n, games=24 * math.comb(n_agents, n) * n, seed=3)
         seat_count = Counter((a, s) for j in jobs for s, a in enumerate(j["seats"]))
         assert len(set(seat_count.values())) == 1 and len(seat_count) == n_agents * n
         dragon_count = Counter((a, j["dragons"][s]) for j in jobs for s, a in enumerate(j["seats"]))
@@ -113,25 +117,25 @@ def test_schedule_rotates_seats_and_dragons_fairly():
             assert len({tuple(j["dragons"]) for j in same}) == 1
         assert [j["index"] for j in jobs] == list(range(len(jobs)))
     # who sits to whose left varies across deals at a 3+ player table
-    jobs = evaluate.schedule(3, 3, games=6, seed=0)
+    jobs = evaluation.schedule.schedule(3, 3, games=6, seed=0)
     lefts = {(j["seats"][0], j["seats"][1]) for j in jobs}
     assert len(lefts) == 6
 
 
 def test_duplicate_deals_replay_the_same_shuffles(monkeypatch):
     seen = []
-    real = evaluate.play_game
+    real = evaluation.tournament.play_game
 
-    def spy(agents, seed, dragons=None, log=False):
+    def spy(agents, seed, dragons=None, log=False, agent_ids=None):
         g = Game(len(agents), dragons, seed=seed)
         snap = g.snapshot()
         seen.append({"seed": seed, "dragons": list(dragons), "agents": [a.name for a in agents],
                      "deal": {k: snap[k] for k in ("havok_deck", "hijinks_deck", "current_player")}
                      | {"players": [{k: p[k] for k in ("dragon", "hand", "hoard")}
                                     for p in snap["players"]]}})
-        return real(agents, seed, dragons=dragons, log=log)
+        return real(agents, seed, dragons=dragons, log=log, agent_ids=agent_ids)
 
-    monkeypatch.setattr(evaluate, "play_game", spy)
+    monkeypatch.setattr(evaluation.tournament, "play_game", spy)
     rep = _tour(("heuristic", "random", "random"), num_players=3, games=6, seed=5)
     assert len(seen) == 6
     for d in (0, 1):
@@ -236,10 +240,10 @@ def test_ledger_append_survives_a_torn_last_line(tmp_path):
     while not g.is_over:
         actions.append(g.legal_actions()[-1])
         g.apply(actions[-1])
-    evaluate.append_ledger(str(ledger), {"version": 1, "seed": 3, "options": g.options,
+    evaluation.ledger.append_ledger(str(ledger), {"version": 1, "seed": 3, "options": g.options,
                                          "actions": actions, "seats": ["random", "human"],
                                          "humans": [1], "result": g.result, "turns": g.s.turn})
-    entries, problems = evaluate.read_ledger(str(ledger))
+    entries, problems = evaluation.ledger.read_ledger(str(ledger))
     assert len(entries) == 1 and len(problems) == 1 and ":1:" in problems[0]
 
 
@@ -250,17 +254,17 @@ LONG = ["models/experiments/2024-06-01/fire_ppo_seed0_distill10000.zip", "heuris
 
 
 def test_plot_labels_are_short_and_still_tell_agents_apart():
-    short = evaluate.short_labels(LONG)
+    short = evaluation.report.short_labels(LONG)
     assert short[1] == "heuristic"
-    assert all(len(s) <= evaluate.PLOT_LABEL_WIDTH for s in short)
+    assert all(len(s) <= evaluation.report.PLOT_LABEL_WIDTH for s in short)
     assert len(set(short)) == 4 and "seed0" in short[0] and "seed1" in short[3]
-    assert evaluate.short_labels(["models/fire.zip", "models/fire.zip#2", "random", "random#2"]) \
+    assert evaluation.report.short_labels(["models/fire.zip", "models/fire.zip#2", "random", "random#2"]) \
         == ["fire", "fire#2", "random", "random#2"]
-    assert evaluate.short_labels(["models/fire.safetensors", "fire.safetensors#2", "pretrained:fire"]) \
+    assert evaluation.report.short_labels(["models/fire.safetensors", "fire.safetensors#2", "pretrained:fire"]) \
         == ["fire", "fire#2", "pretrained:fire"]
     # the same file name in two folders keeps the folder; nothing else to go on: numbered
-    assert evaluate.short_labels(["a/fire.zip", "b/fire.zip"]) == ["a/fire", "b/fire"]
-    same = evaluate.short_labels(["x/" + "a" * 60 + ".zip", "y/" + "a" * 60 + ".zip"])
+    assert evaluation.report.short_labels(["a/fire.zip", "b/fire.zip"]) == ["a/fire", "b/fire"]
+    same = evaluation.report.short_labels(["x/" + "a" * 60 + ".zip", "y/" + "a" * 60 + ".zip"])
     assert len(set(same)) == 2
 
 
@@ -275,7 +279,7 @@ def test_plot_fits_its_title_and_labels_inside_the_figure(k):
            "head_to_head": {"agents": labels,
                             "win_rate": [[None if a == b else 0.5 for b in range(k)] for a in range(k)],
                             "games": [[0 if a == b else 100 for b in range(k)] for a in range(k)]}}
-    fig = evaluate.head_to_head_figure(rep)
+    fig = evaluation.report.head_to_head_figure(rep)
     fig.canvas.draw()
     box = fig.bbox
     texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
@@ -334,7 +338,7 @@ def test_a_trained_model_plays_its_dragon_and_the_others_rotate_over_the_rest():
         pair = rep["games"][2 * d: 2 * d + 2]
         assert pair[0]["seed"] == pair[1]["seed"] and pair[0]["seats"] == pair[1]["seats"][::-1]
         assert pair[0]["dragons"] == pair[1]["dragons"][::-1]
-    text = evaluate.format_report(rep)
+    text = evaluation.report.format_report(rep)
     assert "trained:Ruby:2 plays Ruby (as trained); the others rotate" in text
     assert "Win rate by dragon" in text and "OFF TRAINING" not in text
     row = next(line for line in text.splitlines() if line.startswith("heuristic") and "(16)" in line)
@@ -356,7 +360,7 @@ def test_dragons_fixed_per_agent_and_per_seat():
     assert all(g["dragons"][0] == "Pearl" and g["dragons"][1] != "Pearl" for g in rep["games"])
     assert _played(rep, 0)["Pearl"] == _played(rep, 1)["Pearl"] == 4
     assert rep["config"]["dragons"]["seats"] == ["Pearl", None]
-    assert "Dragons by seat (--dragons): player_0 Pearl, player_1 rotates" in evaluate.format_report(rep)
+    assert "Dragons by seat (--dragons): player_0 Pearl, player_1 rotates" in evaluation.report.format_report(rep)
 
 
 def test_free_agents_meet_every_free_dragon_equally_often():
@@ -365,25 +369,25 @@ def test_free_agents_meet_every_free_dragon_equally_often():
                                (3, 3, [None, "Amber", None]), (4, 3, ["Ruby", None, None, "Pearl"]),
                                (3, 2, [None, "Ruby", None])):
         tables = list(itertools.combinations(range(n_agents), n))
-        jobs = evaluate.schedule(n_agents, n, 24 * len(tables) * n, seed=3, fixed=fixed)
+        jobs = evaluation.schedule.schedule(n_agents, n, 24 * len(tables) * n, seed=3, fixed=fixed)
         for t, table in enumerate(tables):
             mine = [j for j in jobs if j["table"] == t]
             taken = {fixed[a] for a in table} - {None}
             for a in table:
                 got = Counter(j["dragons"][j["seats"].index(a)] for j in mine)
-                want = {fixed[a]} if fixed[a] else set(evaluate.dragon_names()) - taken
+                want = {fixed[a]} if fixed[a] else set(evaluation.schedule.dragon_names()) - taken
                 assert set(got) == want and len(set(got.values())) == 1, (fixed, table, a, got)
             assert all(len(set(j["dragons"])) == n for j in mine)
     # with nobody fixed the dragons stay by seat within a deal, as they always did
-    for j in evaluate.schedule(3, 3, 72, seed=1, fixed=[None] * 3):
-        assert j["dragons"] == evaluate.deal_dragons(j["deal"], 3)
+    for j in evaluation.schedule.schedule(3, 3, 72, seed=1, fixed=[None] * 3):
+        assert j["dragons"] == evaluation.schedule.deal_dragons(j["deal"], 3)
 
 
 def test_workers_do_not_change_a_tournament_with_fixed_dragons():
     kw = dict(num_players=2, games=12, seed=5, dragons=["random#2=darkness", "heuristic=fire"])
     one = _tour(("heuristic", "random", "random"), workers=1, **kw)
     two = _tour(("heuristic", "random", "random"), workers=2, **kw)
-    assert one == two and evaluate.format_report(one) == evaluate.format_report(two)
+    assert one == two and evaluation.report.format_report(one) == evaluation.report.format_report(two)
 
 
 @pytest.mark.parametrize("specs, kw, fragment", [
@@ -398,7 +402,7 @@ def test_workers_do_not_change_a_tournament_with_fixed_dragons():
      "trained:Ruby:2 was trained as Ruby but --dragons would have it play Obsidian"),
 ])
 def test_a_model_off_its_training_or_two_on_one_dragon_is_refused(specs, kw, fragment):
-    with pytest.raises(evaluate.EvalError) as e:
+    with pytest.raises(evaluation.EvalError) as e:
         _tour(specs, factory=_factory, **kw)
     assert fragment in str(e.value) and "\n" not in str(e.value)
 
@@ -409,7 +413,7 @@ def test_a_model_off_its_training_when_allowed_is_flagged():
     assert _played(rep, 0) == {"Amber": 6}
     assert rep["agents"][0]["off_training"] == {"games": 6, "other_dragon": 6, "other_players": 6}
     assert rep["agents"][1]["off_training"] is None
-    text = evaluate.format_report(rep)
+    text = evaluation.report.format_report(rep)
     assert "trained:Ruby:2 *" in text
     assert ("* OFF TRAINING (--allow-off-training): trained:Ruby:2 played 6 of its 6 games off what it "
             "was trained for: 6 as another dragon than Ruby and 6 with 3 players, not 2.") in text
@@ -438,7 +442,7 @@ def test_csv_and_json_carry_the_dragon_split(tmp_path, capsys):
     rows = {r["label"]: r for r in csv.DictReader(c.open())}
     assert rows["heuristic"]["dragon"] == "Obsidian" and rows["random"]["dragon"] == "rotates"
     assert rows["heuristic"]["obsidian_games"] == "8" and rows["heuristic"]["ruby_games"] == "0"
-    assert sum(int(rows["random"][f"{d.lower()}_games"]) for d in evaluate.dragon_names()) == 8
+    assert sum(int(rows["random"][f"{d.lower()}_games"]) for d in evaluation.schedule.dragon_names()) == 8
     assert rows["random"]["obsidian_games"] == "0"
     h = rows["heuristic"]
     assert float(h["obsidian_win_rate"]) == pytest.approx(int(h["obsidian_wins"]) / 8)

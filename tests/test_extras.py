@@ -19,7 +19,8 @@ def run(missing, code, tmp_path):
 
 
 # any game played or model written would fail these scripts loudly
-NO_GAMES = "import evaluate\ndef _no(*a, **k): raise SystemExit('a game was played')\nevaluate.play_game = _no\n"
+NO_GAMES = ("import evaluate, evaluation.tournament\ndef _no(*a, **k): raise SystemExit('a game was played')\n"
+            "evaluation.tournament.play_game = _no\n")
 
 
 @pytest.mark.parametrize("missing, argv, words", [

@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+import evaluation.ledger
+import evaluation.tournament
 import havok_env
 from havok_env.version import ENV_VERSION
 
@@ -86,7 +88,6 @@ def test_every_entry_point_allows_the_same_player_counts(tmp_path):
     from model_files import record
 
     sys.path.insert(0, ROOT)
-    import evaluate
     snap = Game(2, seed=1).snapshot()
     for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
         assert Game(n, seed=1).num_players == SingleAgentEnv("fire", n).num_players == n
@@ -100,11 +101,11 @@ def test_every_entry_point_allows_the_same_player_counts(tmp_path):
             Game.from_snapshot({**snap, "num_players": n})
         with pytest.raises(AgentSpecError, match=f"players must be {PLAYER_COUNTS}, not {n}"):
             check_record(record(players=n), "m.json")
-        with pytest.raises(evaluate.EvalError, match=f"--players must be {PLAYER_COUNTS}, not {n}"):
-            evaluate.run_tournament(["random"] * 5, num_players=n, ledger=None)
-        with pytest.raises(evaluate.LedgerLineError,
+        with pytest.raises(evaluation.EvalError, match=f"--players must be {PLAYER_COUNTS}, not {n}"):
+            evaluation.tournament.run_tournament(["random"] * 5, num_players=n, ledger=None)
+        with pytest.raises(evaluation.ledger.LedgerLineError,
                            match=f"from {MIN_PLAYERS} to {MAX_PLAYERS}, not {n}"):
-            evaluate.check_ledger_entry({**dict.fromkeys(evaluate._REQUIRED), "version": 1, "seed": 1,
+            evaluation.ledger.check_ledger_entry({**dict.fromkeys(evaluation.ledger._REQUIRED), "version": 1, "seed": 1,
                                          "options": {"num_players": n}})
 
 

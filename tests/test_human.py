@@ -10,6 +10,8 @@ import os
 import pytest
 
 import evaluate
+import evaluation.ledger
+import evaluation.tournament
 from agents import make_agent
 from agents.human import HumanAgent, HumanQuit, _trigger_text
 from agents.runner import play_game
@@ -118,13 +120,13 @@ def test_quit_needs_confirmation_and_end_of_input_stops_cleanly(tmp_path):
     ledger = tmp_path / "ledger.jsonl"
     inp = Script(["quit", "no", "quit", "yes"], cycle=False)
     out = io.StringIO()
-    rep = evaluate.run_tournament(["human", "random"], seed=3, workers=2, ledger=str(ledger),
+    rep = evaluation.tournament.run_tournament(["human", "random"], seed=3, workers=2, ledger=str(ledger),
                                   human_io={"input": inp, "output": out})
     assert "Carrying on." in out.getvalue()
     assert rep["interrupted"].startswith("stopped") and rep["config"]["games"] == 0
     assert not ledger.exists()  # an unfinished game is not recorded
     # the input simply ends: the same
-    rep = evaluate.run_tournament(["random", "human"], seed=3, ledger=str(ledger),
+    rep = evaluation.tournament.run_tournament(["random", "human"], seed=3, ledger=str(ledger),
                                   human_io={"input": Script([], cycle=False), "output": io.StringIO()})
     assert "input ended" in rep["interrupted"]
     assert not ledger.exists()
@@ -143,14 +145,14 @@ def test_human_agent_alone_with_the_runner():
 
 def test_only_games_with_a_human_go_to_the_ledger(tmp_path):
     ledger = tmp_path / "ledger.jsonl"
-    rep = evaluate.run_tournament(["human:kim", "random", "heuristic"], num_players=2, seed=2,
+    rep = evaluation.tournament.run_tournament(["human:kim", "random", "heuristic"], num_players=2, seed=2,
                                   ledger=str(ledger),
                                   human_io={"input": Script(["1"]), "output": io.StringIO()})
     assert rep["config"]["games"] == 6 and "interrupted" not in rep
     entries = [json.loads(x) for x in ledger.read_text().splitlines()]
     assert len(entries) == 4  # the two bot-only games are not human games
     assert all("human:kim" in e["seats"] for e in entries)
-    summary = evaluate.summarise_ledger(evaluate.read_ledger(str(ledger))[0])
+    summary = evaluation.ledger.summarise_ledger(evaluation.ledger.read_ledger(str(ledger))[0])
     assert {(m["opponent"], m["games"]) for m in summary["matchups"]} == {("random", 2), ("heuristic", 2)}
 
 
@@ -259,6 +261,6 @@ def test_a_person_is_told_how_many_games_why_and_where_they_are_recorded(tmp_pat
     assert f"Games with a human are recorded in the ledger {ledger}." in out.getvalue().splitlines()
     # with more agents than seats, the person plays only the tables it sits at
     out = io.StringIO()
-    evaluate.run_tournament(["human", "random", "heuristic"], num_players=2, seed=2, ledger=str(ledger),
+    evaluation.tournament.run_tournament(["human", "random", "heuristic"], num_players=2, seed=2, ledger=str(ledger),
                             human_io={"input": Script(["1"]), "output": out})
     assert "You will play 4 of the 6 game(s): each deal" in out.getvalue()

@@ -8,6 +8,7 @@ import os
 import pytest
 
 import evaluate
+import evaluation.ledger
 from havok_env.engine import Game
 
 
@@ -143,7 +144,7 @@ def test_the_good_line_itself_passes_and_counts_once(tmp_path, capsys):
 
 def test_bytes_that_are_not_utf8_and_an_overlong_line(tmp_path, capsys, monkeypatch):
     good = json.dumps(GOOD).encode() + b"\n"
-    monkeypatch.setattr(evaluate, "MAX_LEDGER_LINE", 20_000)
+    monkeypatch.setattr(evaluation.ledger, "MAX_LEDGER_LINE", 20_000)
     rc, out, err, _ = _summary(tmp_path, capsys, [good, b'{"seats": ["\xff\xfe"]}\n', b"x" * 50_000 + b"\n", good])
     assert rc == 2 and "2 human seat-game(s), 2 corrupt line(s) skipped" in out
     assert len(err) == 2 and ":2:" in err[0] and "not UTF-8" in err[0]
@@ -167,16 +168,16 @@ def test_append_writes_each_line_whole_in_one_write_and_syncs_it(tmp_path, monke
     real_write, real_fsync = os.write, os.fsync
     monkeypatch.setattr(os, "write", lambda fd, data: writes.append(bytes(data)) or real_write(fd, data))
     monkeypatch.setattr(os, "fsync", lambda fd: syncs.append(fd) or real_fsync(fd))
-    evaluate.append_ledger(str(ledger), GOOD)
+    evaluation.ledger.append_ledger(str(ledger), GOOD)
     line = json.dumps(GOOD, separators=(",", ":")).encode() + b"\n"
     assert writes == [b"\n" + line] and len(syncs) == 1  # the torn line closed in the same write
-    entries, problems = evaluate.read_ledger(str(ledger))
+    entries, problems = evaluation.ledger.read_ledger(str(ledger))
     assert len(entries) == 1 and len(problems) == 1 and ":1:" in problems[0]
 
 
 def test_a_write_cut_short_leaves_a_tail_the_next_append_closes(tmp_path, monkeypatch, capsys):
     ledger = tmp_path / "l.jsonl"
-    evaluate.append_ledger(str(ledger), GOOD)
+    evaluation.ledger.append_ledger(str(ledger), GOOD)
     real_write = os.write
 
     def torn(fd, data):  # the process dies halfway through the line
@@ -185,11 +186,11 @@ def test_a_write_cut_short_leaves_a_tail_the_next_append_closes(tmp_path, monkey
 
     monkeypatch.setattr(os, "write", torn)
     with pytest.raises(KeyboardInterrupt):
-        evaluate.append_ledger(str(ledger), GOOD)
+        evaluation.ledger.append_ledger(str(ledger), GOOD)
     monkeypatch.setattr(os, "write", real_write)
-    entries, problems = evaluate.read_ledger(str(ledger))
+    entries, problems = evaluation.ledger.read_ledger(str(ledger))
     assert len(entries) == 1 and len(problems) == 1 and "torn last line" in problems[0]
-    evaluate.append_ledger(str(ledger), GOOD)
-    entries, problems = evaluate.read_ledger(str(ledger))
+    evaluation.ledger.append_ledger(str(ledger), GOOD)
+    entries, problems = evaluation.ledger.read_ledger(str(ledger))
     assert len(entries) == 2 and len(problems) == 1 and ":2:" in problems[0]
     assert "torn" not in problems[0]  # no longer the last line: a corrupt line like any other

@@ -8,6 +8,8 @@ import random
 import numpy as np
 import pytest
 
+import evaluation.report
+import evaluation.tournament
 from agents import make_agent
 from agents.runner import play_game
 from evaluation import chance, luck
@@ -399,8 +401,7 @@ def test_a_tournament_reports_raw_and_corrected_scores_and_paired_differences(tm
     # each game's correction is the estimator's, on the game's replay
     g = games[0]
     specs = [rep["config"]["agents"][a] for a in g["seats"]]
-    agents = [evaluate._Salted(make_agent(s), a) for s, a in zip(specs, g["seats"])]
-    rec = play_game(agents, g["seed"], dragons=g["dragons"])
+    rec = play_game([make_agent(s) for s in specs], g["seed"], dragons=g["dragons"], agent_ids=g["seats"])
     assert g["corrected"] == pytest.approx(list(luck.corrected_rewards(rec, specs)))
     # the paired difference: per deal (every agent plays every game of it here), over the deals
     (p,) = rep["paired"]
@@ -419,17 +420,16 @@ def test_a_tournament_reports_raw_and_corrected_scores_and_paired_differences(tm
 
 
 def test_without_a_fitting_value_model_the_corrected_score_is_missing_and_says_why(monkeypatch, capsys):
-    import evaluate
 
     def refuse(path=None):
         raise ModelFileError("value.npz reads features version 2; this card set needs another")
     monkeypatch.setattr(luck, "_MODEL", None)
     monkeypatch.setattr(ValueModel, "load", classmethod(lambda cls, path=None: refuse()))
-    rep = evaluate.run_tournament(["heuristic", "random"], games=2, seed=1, workers=1, progress=False,
+    rep = evaluation.tournament.run_tournament(["heuristic", "random"], games=2, seed=1, workers=1, progress=False,
                                   ledger=None)
     assert all(a["corrected_score"] is None and a["score"] is not None for a in rep["agents"])
     assert "features version" in rep["luck"]
-    assert "not available: value.npz reads" in evaluate.format_report(rep)
+    assert "not available: value.npz reads" in evaluation.report.format_report(rep)
 
 
 def ledger_entry(specs, seed, humans):
