@@ -1,8 +1,15 @@
-"""The arena's ASGI application (FastAPI): participant pages and API, admin pages and API.
+"""The arena's ASGI application (FastAPI): the study's state (:class:`Arena`), the participant's
+way through the study (:meth:`Arena.next_step`), and the app itself: pages, limits and headers.
+The routes are in ``arena/api_play.py`` (participants) and ``arena/api_admin.py`` (the admin).
 
 Participants authenticate with their token (``Authorization: Bearer TOKEN``; the page takes it
-from its link ``/p/TOKEN``), the admin with the admin token printed at start. A participant can
-read and act only in its own games; anything else is a 404, as if the game did not exist.
+from its link ``/p/TOKEN``), the admin with the admin token. A participant can read and act only
+in its own games; anything else is a 404, as if the game did not exist.
+
+A participant goes through the study in one order, which the server holds, not the page:
+consent, the questions before the games, the tutorial, the practice games, the scored games (each
+followed by its questions), the questions at the end, and the completion code. Reloading, or
+opening the link on another device, lands on the same step.
 
 Playing a decision (``POST /api/games/{id}/act`` with the ``step`` the page was showing and the
 chosen ``action``): the action is checked against the pending decision, committed to the database,
@@ -23,50 +30,42 @@ from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from havok_env.engine import Game
 from havok_env.view import SeatView
 
-from . import ledger, payload, results
+from . import payload, tutorial
 from .bots import BotError, BotPool
-from .store import Store, StoreError
-from .study import Study, deal_seed, next_assignment
+from .store import Store, StoreError, now
+from .study import TUTORIAL, Study, deal_seed, next_assignment, opponent_names, practice_seed
 
 STATIC = Path(__file__).parent / "static"
 PSEUDONYM_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-.")
-
-
-class JoinBody(BaseModel):
-    pseudonym: str
-    consent: bool = False
-
-
-class ActBody(BaseModel):
-    step: int
-    action: int
-
-
-class InviteBody(BaseModel):
-    pseudonym: str
+#: the largest request body: a participant's answer is well under 1 KiB; a ledger import is bigger
+MAX_BODY = 64 * 1024
+MAX_IMPORT = 32 * 1024 * 1024
+IMPORT_PATH = "/api/admin/import"
 
 
 class Live:
     """A game being played, as the server holds it: the whole game, replayed from the database."""
 
-    def __init__(self, row: dict, actions: list[int]):
+    def __init__(self, row: dict, actions: list[int], labels: list[str] | None = None):
         self.gid, self.pid, self.bot = row["id"], row["participant_id"], row["bot"]
         self.seed, self.options, self.human = row["seed"], row["options"], row["human_seat"]
+        self.kind = row.get("kind") or "game"
         self.game = Game(seed=self.seed, log=True, **self.options)
         n = self.game.num_players
-        self.labels = ["you" if p == self.human else "bot" for p in range(n)]
+        self.labels = labels or ["you" if p == self.human else "bot" for p in range(n)]
         self.view = SeatView(self.game, self.human)
         self.actions: list[int] = []
+        self.chosen: list[str] = []  # the labels of the participant's own choices (the tutorial's goals)
         self.steps = 0  # the participant's decisions so far: what a page's "step" refers to
         self.news_from = 0  # log position when the participant last decided
+        self.shown = now()  # when the pending decision was sent (a person's decision times)
         self.lock = asyncio.Lock()
         for a in actions:
             self.apply(a)
@@ -76,6 +75,7 @@ class Live:
         if seat == self.human:
             self.steps += 1
             self.news_from = len(self.view.log)
+            self.chosen.append(self.view.action_label(action))
         self.game.apply(action)
         self.actions.append(action)
         return seat
@@ -83,6 +83,13 @@ class Live:
     @property
     def bots_to_move(self) -> bool:
         return not self.game.is_over and self.game.to_act != self.human
+
+    def goals(self) -> dict[str, bool]:
+        return tutorial.goals_done(self.view, self.chosen)
+
+    @property
+    def tutorial_done(self) -> bool:
+        return self.game.is_over or all(self.goals().values())
 
 
 def _json(obj) -> Response:
@@ -111,7 +118,8 @@ class Arena:
 
     async def resume_all(self) -> int:
         """Replay every unfinished game and let the bots finish any move they owed."""
-        rows = await run_in_threadpool(self.store.games, None, "playing")
+        rows = await run_in_threadpool(self.store.games, None, "playing", None)
+        rows = [r for r in rows if r["kind"] != "tutorial"]  # a tutorial is left once its goals are met
         for row in rows:
             live = await self.get_live(row["id"], row)
             if live.bots_to_move:
@@ -120,6 +128,17 @@ class Arena:
                         await self.advance(live)
         self.resumed = len(rows)
         return len(rows)
+
+    async def labels(self, row: dict) -> list[str]:
+        """Who sits in each seat of game ``row``, as its participant may be told."""
+        n = row["options"]["num_players"]
+        kind = row.get("kind") or "game"
+        if kind == "game":
+            mine = await run_in_threadpool(self.store.games, row["participant_id"])
+            name = opponent_names(self.study, mine).get(row["bot"], "Opponent")
+        else:
+            name = f"{kind} opponent"
+        return ["you" if p == row["human_seat"] else name for p in range(n)]
 
     async def get_live(self, gid: int, row: dict | None = None) -> Live:
         live = self.live.get(gid)
@@ -130,7 +149,7 @@ class Arena:
             if live is None:
                 row = row or await run_in_threadpool(self.store.game, gid)
                 acts = await run_in_threadpool(self.store.actions, gid)
-                live = Live(row, acts)
+                live = Live(row, acts, await self.labels(row))
                 if row["status"] == "playing":  # finished games are not kept in memory
                     self.live[gid] = live
         return live
@@ -138,18 +157,19 @@ class Arena:
     def evict(self, live: Live) -> None:
         self.live.pop(live.gid, None)
 
-    async def commit(self, live: Live, start: int, moves: list[tuple[int, int]]) -> None:
+    async def commit(self, live: Live, start: int, moves: list[tuple[int, int]],
+                     timing: dict | None = None) -> None:
         r = live.game.result
         try:
             await asyncio.wrap_future(self.store.submit_actions(
                 live.gid, start, moves, None if r is None else dict(r),
-                live.view.turn if r is not None else None))
+                live.view.turn if r is not None else None, timing))
         except StoreError as e:
             self.evict(live)  # the database is the truth: replay from it next time
             raise HTTPException(409, f"could not store the decision: {e}; reload the page") from None
         if r is not None:
             self.live.pop(live.gid, None)
-            if live.pid in self._finished:
+            if live.pid in self._finished and live.kind == "game":
                 self._finished[live.pid] += 1
 
     async def advance(self, live: Live) -> list[dict]:
@@ -173,6 +193,7 @@ class Arena:
                 self.evict(live)
                 raise HTTPException(503, f"the {live.bot} bot made an illegal move: {_one_line(e)}") from None
             await self.commit(live, start, list(zip(seats, moves)))
+            live.shown = now()
         return frames
 
     def frame(self, live: Live, log_from: int) -> dict:
@@ -182,9 +203,20 @@ class Arena:
     async def state(self, live: Live, frames: list[dict] | None = None) -> dict:
         p = payload.seat_payload(live.view, live.labels)
         done = await self.finished_count(live.pid)
-        return {"game": live.gid, "step": live.steps, "seat": live.human,
-                "over": live.game.is_over, "news_from": live.news_from, "frames": frames or [],
-                "finished_games": done, "games_per_person": self.study.games_per_person, **p}
+        out = {"game": live.gid, "kind": live.kind, "step": live.steps, "seat": live.human,
+               "over": live.game.is_over, "news_from": live.news_from, "frames": frames or [],
+               "finished_games": done, "games_per_person": self.study.games_per_person, **p}
+        if live.kind == "practice":
+            practice = await run_in_threadpool(self.store.games, live.pid, None, "practice")
+            out["practice"] = {"number": 1 + [g["id"] for g in practice].index(live.gid),
+                               "of": self.study.practice_games}
+        if live.kind == "tutorial":
+            goals = live.goals()
+            out["tutorial"] = {"goals": [{"goal": g, "text": tutorial.GOALS[g], "done": goals[g]}
+                                         for g in tutorial.GOALS],
+                               "done": live.tutorial_done,
+                               **tutorial.coach(live.view, goals)}
+        return out
 
     # -- participants -----------------------------------------------------------------------------
 
@@ -201,6 +233,14 @@ class Arena:
             if who.get("consented"):
                 self._tokens[token] = who
         return who
+
+    def forget(self, pid: int) -> None:
+        """Drop what this process holds of participant ``pid`` (after a withdrawal)."""
+        for t in [t for t, w in self._tokens.items() if w["id"] == pid]:
+            del self._tokens[t]
+        self._finished.pop(pid, None)
+        for gid in [g for g, live in self.live.items() if live.pid == pid]:
+            del self.live[gid]
 
     def admin(self, request: Request) -> None:
         auth = request.headers.get("authorization", "")
@@ -224,19 +264,75 @@ class Arena:
             n = self._finished[pid] = len(await run_in_threadpool(self.store.games, pid, "finished"))
         return n
 
-    async def new_game(self, who: dict) -> int:
-        mine = await run_in_threadpool(self.store.games, who["id"])
-        for g in mine:
-            if g["status"] == "playing":
-                return g["id"]
-        if sum(g["status"] == "finished" for g in mine) >= self.study.games_per_person:
-            raise HTTPException(409, f"you have played all {self.study.games_per_person} games "
-                                     "of this study: thank you!")
+    async def next_step(self, who: dict) -> dict:
+        """Where participant ``who`` is in the study: ``{"step": ...}`` with what that step needs.
+
+        Steps, in order: ``consent``, ``questions`` (stage ``before``), ``tutorial``,
+        ``practice``, ``game`` (each scored game is followed by ``questions`` of stage
+        ``after_game`` for it), ``questions`` (stage ``end``), and ``done`` with the completion.
+        ``game`` in a step is the game in play, or None when one is to be started."""
         st = self.study
+        if not who["consented"]:
+            return {"step": "consent"}
+        mine = await run_in_threadpool(self.store.games, who["id"], None, None)
+        given = await run_in_threadpool(self.store.answers, who["id"])
+        answered = {(a["stage"], a["game_id"]) for a in given}
+        if st.stage("before") and ("before", 0) not in answered:
+            return {"step": "questions", "stage": "before", "game": 0}
+        if st.tutorial:
+            tut = next((g for g in mine if g["kind"] == "tutorial"), None)
+            if tut is None:
+                return {"step": "tutorial", "game": None}
+            if tut["status"] == "playing":
+                live = await self.get_live(tut["id"], tut)
+                if not live.tutorial_done:
+                    return {"step": "tutorial", "game": tut["id"]}
+                self.evict(live)  # left where its goals were met
+        practice = [g for g in mine if g["kind"] == "practice"]
+        playing = next((g["id"] for g in practice if g["status"] == "playing"), None)
+        if playing or sum(g["status"] == "finished" for g in practice) < st.practice_games:
+            return {"step": "practice", "game": playing, "number": len(practice) + (playing is None),
+                    "of": st.practice_games}
+        scored = [g for g in mine if g["kind"] == "game"]
+        names = opponent_names(st, scored)
+        if st.stage("after_game"):
+            for g in scored:
+                if g["status"] == "finished" and ("after_game", g["id"]) not in answered:
+                    return {"step": "questions", "stage": "after_game", "game": g["id"],
+                            "opponent": names.get(g["bot"], "your opponent")}
+        playing = next((g["id"] for g in scored if g["status"] == "playing"), None)
+        finished = sum(g["status"] == "finished" for g in scored)
+        if playing or finished < st.games_per_person:
+            return {"step": "game", "game": playing, "number": finished + 1, "of": st.games_per_person}
+        if st.stage("end") and ("end", 0) not in answered:
+            return {"step": "questions", "stage": "end", "game": 0}
+        if not who.get("completed"):
+            await asyncio.wrap_future(self.store.submit_completed(who["id"]))
+            self._tokens = {t: w for t, w in self._tokens.items() if w["id"] != who["id"]}
+        done = {"step": "done", "code": st.completion_code or None, "redirect": st.redirect() or None}
+        if st.reveal and st.blind:
+            done["reveal"] = {label: bot for bot, label in names.items()}
+        return done
+
+    async def new_game(self, who: dict, step: dict) -> int:
+        """The game of ``step`` (tutorial, practice or scored): the one in play, or a new one."""
+        if step.get("game"):
+            return step["game"]
+        st = self.study
+        if step["step"] == "tutorial":
+            seat, options = TUTORIAL["seat"], {"num_players": TUTORIAL["players"], "dragons": None}
+            gid = await asyncio.wrap_future(self.store.submit_game(
+                who["id"], TUTORIAL["bot"], None, None, TUTORIAL["seed"], options, seat, kind="tutorial"))
+            return gid
+        options = {"num_players": st.players, "dragons": None}
+        if step["step"] == "practice":
+            n = step["number"] - 1
+            return await asyncio.wrap_future(self.store.submit_game(
+                who["id"], st.practice_bot, None, None, practice_seed(st.seed, n), options,
+                n % st.players, kind="practice"))
         async with self.assign_lock:
             taken = await run_in_threadpool(self.store.slots)
             bot, slot, deal, seat = next_assignment(st.agents, st.players, taken, who["id"])
-            options = {"num_players": st.players, "dragons": None}
             gid = await asyncio.wrap_future(self.store.submit_game(
                 who["id"], bot, slot, deal, deal_seed(st.seed, deal), options, seat))
         if gid is None:
@@ -244,14 +340,71 @@ class Arena:
         return gid
 
 
-def _pseudonym(text: str) -> str:
+def pseudonym(text: str) -> str:
     name = " ".join(str(text).split())
     if not 1 <= len(name) <= 32 or not set(name) <= PSEUDONYM_CHARS:
         raise HTTPException(422, "a pseudonym has 1 to 32 letters, digits, spaces, '_', '-' or '.'")
     return name
 
 
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over its limit is refused with a 413 before it is read
+    into memory (by its Content-Length, or as it streams in when it has none)."""
+
+    def __init__(self, app, limit: int = MAX_BODY, import_limit: int = MAX_IMPORT):
+        self.app, self.limit, self.import_limit = app, limit, import_limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        limit = self.import_limit if scope["path"] == IMPORT_PATH else self.limit
+        for k, v in scope.get("headers", []):
+            if k == b"content-length":
+                try:
+                    too_big = int(v) > limit
+                except ValueError:
+                    too_big = False
+                if too_big:
+                    return await self._refuse(send, limit)
+        seen = 0
+        started = False
+
+        async def counted():
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > limit:
+                    raise _TooLarge
+            return msg
+
+        async def watched(msg):
+            nonlocal started
+            started = started or msg["type"] == "http.response.start"
+            await send(msg)
+
+        try:
+            await self.app(scope, counted, watched)
+        except _TooLarge:
+            if not started:
+                await self._refuse(send, limit)
+
+    @staticmethod
+    async def _refuse(send, limit: int):
+        body = json.dumps({"detail": f"the request is too large (the limit is {limit // 1024} KiB)"}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+
+
 def create_app(arena: Arena, resume: bool = True) -> FastAPI:
+    from . import api_admin, api_play
+
     @contextlib.asynccontextmanager
     async def lifespan(app):
         if resume:
@@ -280,6 +433,8 @@ def create_app(arena: Arena, resume: bool = True) -> FastAPI:
             response.headers["Cache-Control"] = "no-store"
         return response
 
+    app.add_middleware(BodyLimit)
+
     def page(name: str):
         async def serve_page():
             return FileResponse(STATIC / name, media_type="text/html")
@@ -287,138 +442,12 @@ def create_app(arena: Arena, resume: bool = True) -> FastAPI:
 
     # the pages are static; a page reads its token or game from its own address
     for path, name in (("/", "index.html"), ("/p/{token}", "play.html"), ("/admin", "admin.html"),
-                       ("/admin/replay/{gid}", "replay.html")):
+                       ("/admin/replay/{gid}", "replay.html"), ("/rules", "rules.html")):
         app.add_api_route(path, page(name), methods=["GET"], include_in_schema=False)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-
-    # -- participant API ------------------------------------------------------------------------
-
-    @app.get("/api/study")
-    async def study_info():
-        st = arena.study
-        return {"title": st.title, "consent": st.consent, "players": st.players,
-                "games_per_person": st.games_per_person}
-
-    @app.post("/api/join")
-    async def join(body: JoinBody):
-        if not body.consent:
-            raise HTTPException(422, "please read the consent text and agree before playing")
-        name = _pseudonym(body.pseudonym)
-        made = await asyncio.wrap_future(arena.store.submit_participant(name, True, "join"))
-        if made is None:
-            raise HTTPException(409, f"the pseudonym {name!r} is taken: choose another")
-        return {"token": made[1], "url": f"/p/{made[1]}", "pseudonym": name}
-
-    @app.get("/api/me")
-    async def me(request: Request):
-        who = await arena.participant(request)
-        mine = await run_in_threadpool(arena.store.games, who["id"])
-        history = []
-        for g in mine:
-            if g["status"] != "finished":
-                continue
-            r = g["result"]
-            sole = len(r["winners"]) == 1
-            mine_won = g["human_seat"] in r["winners"]
-            history.append({"game": g["id"], "seat": g["human_seat"], "scores": r["scores"],
-                            "outcome": "win" if mine_won and sole else "draw" if mine_won else "loss"})
-        current = next((g["id"] for g in mine if g["status"] == "playing"), None)
-        return {"pseudonym": who["pseudonym"], "consented": bool(who["consented"]),
-                "games_per_person": arena.study.games_per_person, "finished": len(history),
-                "current": current, "history": history}
-
-    @app.post("/api/consent")
-    async def consent(request: Request):
-        who = await arena.participant(request)
-        await asyncio.wrap_future(arena.store.submit_consent(who["id"]))
-        return {"ok": True}
-
-    @app.post("/api/games")
-    async def start_game(request: Request):
-        who = await arena.participant(request)
-        if not who["consented"]:
-            raise HTTPException(403, "please read the consent text and agree before playing")
-        gid = await arena.new_game(who)
-        live = await arena.get_live(gid)
-        async with live.lock:
-            frames = await arena.advance(live)
-            return _json(await arena.state(live, frames))
-
-    @app.get("/api/games/{gid}")
-    async def game_state(gid: int, request: Request):
-        live = await arena.own_game(request, gid)
-        async with live.lock:
-            frames = await arena.advance(live)  # bots owed a move after a restart or an error
-            return _json(await arena.state(live, frames))
-
-    @app.post("/api/games/{gid}/act")
-    async def act(gid: int, body: ActBody, request: Request):
-        live = await arena.own_game(request, gid)
-        async with live.lock:
-            if live.game.is_over:
-                raise HTTPException(409, "this game is over")
-            if body.step != live.steps:
-                raise HTTPException(409, f"stale action: decision {body.step} was already answered "
-                                         f"(this game is at decision {live.steps}); reload the page")
-            if live.bots_to_move:
-                raise HTTPException(409, "the bots are still playing; reload the page")
-            legal = live.game.legal_actions()
-            if body.action not in legal:
-                raise HTTPException(422, f"action {body.action} is not one of this decision's "
-                                         f"choices ({', '.join(map(str, legal))})")
-            start = len(live.actions)
-            before = len(live.view.log)
-            seat = live.apply(body.action)
-            frames = [arena.frame(live, before)] if len(live.view.log) > before else []
-            await arena.commit(live, start, [(seat, body.action)])
-            frames += await arena.advance(live)
-            return _json(await arena.state(live, frames))
-
-    # -- admin API ------------------------------------------------------------------------------
-
-    @app.get("/api/admin/results")
-    async def admin_results(request: Request):
-        arena.admin(request)
-        return _json(await run_in_threadpool(results.summary, arena.store, arena.study))
-
-    @app.get("/api/admin/games/{gid}/replay")
-    async def admin_replay(gid: int, request: Request):
-        arena.admin(request)
-        row = await run_in_threadpool(arena.store.game, gid)
-        if row is None:
-            raise HTTPException(404, f"no game {gid}")
-        if row["status"] != "finished":
-            raise HTTPException(409, f"game {gid} is still being played; replays are for finished games")
-        acts = await run_in_threadpool(arena.store.actions, gid)
-        who = await run_in_threadpool(results.pseudonyms, arena.store)
-        n = row["options"]["num_players"]
-        labels = [f"human:{who.get(row['participant_id'], '?')}" if p == row["human_seat"] else row["bot"]
-                  for p in range(n)]
-        rep = await run_in_threadpool(payload.replay_steps, row["seed"], row["options"], acts, labels)
-        return _json({"game": gid, "bot": row["bot"], "human_seat": row["human_seat"], **rep})
-
-    @app.post("/api/admin/invite")
-    async def invite(body: InviteBody, request: Request):
-        arena.admin(request)
-        name = _pseudonym(body.pseudonym)
-        made = await asyncio.wrap_future(arena.store.submit_participant(name, False, "invite"))
-        if made is None:
-            raise HTTPException(409, f"the pseudonym {name!r} is taken: choose another")
-        return {"pseudonym": name, "token": made[1], "url": f"/p/{made[1]}"}
-
-    @app.get("/api/admin/export")
-    async def export(request: Request):
-        arena.admin(request)
-        text = await run_in_threadpool(ledger.export_text, arena.store)
-        return PlainTextResponse(text, media_type="application/x-ndjson", headers={
-            "Content-Disposition": 'attachment; filename="arena_ledger.jsonl"'})
-
-    @app.post("/api/admin/import")
-    async def import_ledger(request: Request):
-        arena.admin(request)
-        body = (await request.body()).decode("utf-8", errors="replace")
-        return await run_in_threadpool(ledger.import_text, arena.store, body, "upload")
+    app.include_router(api_play.router)
+    app.include_router(api_admin.router)
 
     @app.get("/healthz")
     async def health():

@@ -37,7 +37,7 @@ def from_database(db_url: str, gid: int) -> dict:
         steps += g.to_act == row["human_seat"]
         g.apply(a)
     n = row["options"]["num_players"]
-    labels = ["you" if p == row["human_seat"] else "bot" for p in range(n)]
+    labels = ["you" if p == row["human_seat"] else "Opponent A" for p in range(n)]  # blinded
     return {"step": steps, "bots_owe": not g.is_over and g.to_act != row["human_seat"],
             **payload.seat_payload(SeatView(g, row["human_seat"]), labels)}
 
