@@ -1,13 +1,20 @@
 """The arena: a web server where people play the bots, for human benchmark studies.
 
+    python evaluate.py --serve --study study.toml [--host 127.0.0.1] [--port 8000]
+        [--db sqlite:///results/arena.db]
     python evaluate.py --serve --agents heuristic search models/fire.zip [--players 2]
-        [--host 127.0.0.1] [--port 8000] [--db sqlite:///results/arena.db]
-        [--games-per-person N] [--consent FILE] [--seed S]
+        [--games-per-person N] [--consent FILE] [--seed S] ...
 
-prints the participant URL and an admin URL carrying a fresh admin token. Modules: ``study`` (which
-bot, deal and seat each game gets), ``store`` (SQLAlchemy: SQLite by default, PostgreSQL by URL),
-``bots`` (bot worker processes), ``payload`` (what a seat's page may receive), ``app`` (the ASGI
-application), ``results`` and ``ledger`` (JSONL export and import); ``static/`` holds the pages.
+prints the participant URL and the admin URL. The study file (``docs/studies.md``;
+``examples/study.toml``) describes the whole study; the other flags are shortcuts that override
+its fields. The admin token is ``ARENA_ADMIN_TOKEN``, or the file ``ARENA_ADMIN_TOKEN_FILE``
+names, or a file beside the database made at the first start: it stays the same across restarts.
+Modules: ``study`` (the study's settings and file, and which bot, deal and seat each game gets),
+``store`` (SQLAlchemy: SQLite by default, PostgreSQL by URL), ``bots`` (bot worker processes),
+``payload`` (what a seat's page may receive), ``tutorial`` (the tutorial's coach), ``app`` (the
+ASGI application and a participant's way through the study), ``api_play`` and ``api_admin`` (the
+routes), ``results``, ``export`` (CSV and JSON for a paper) and ``ledger`` (JSONL export and
+import); ``static/`` holds the pages.
 The web stack is imported only here, never by ``havok_env`` or ``agents``.
 """
 
@@ -49,52 +56,108 @@ class ArenaError(Exception):
     """A problem with the options or the database: reported in one line."""
 
 
-def make_study(store, agents: list[str], players: int | None, seed: int | None,
-               games_per_person: int | None, consent_path: str | None):
-    """The study this database holds, checked against the options (a new one if it holds none)."""
-    from .study import DEFAULT_CONSENT, Study
+def make_study(store, agents: list[str] | None, players: int | None, seed: int | None,
+               games_per_person: int | None, consent_path: str | None, study_path: str | None = None):
+    """The study this database holds, checked against the study file and the options (a new one
+    if it holds none). The options override the file's fields."""
+    from .study import DEFAULT_CONSENT, Study, StudyFileError, load_study_file
 
-    agents = [str(a).strip() for a in agents or []]
+    try:
+        fields = load_study_file(study_path) if study_path else {}
+    except StudyFileError as e:
+        raise ArenaError(str(e)) from None
+    if agents:
+        fields["agents"] = [str(a).strip() for a in agents]
+    agents = fields.get("agents") or []
     if not agents:
-        raise ArenaError("--serve needs the bots of the study: --agents SPEC [SPEC ...]")
-    if any(a.split(":", 1)[0] == "human" for a in agents):
-        raise ArenaError("--agents lists the bots; the humans come through the browser")
+        raise ArenaError("--serve needs the bots of the study: --agents SPEC [SPEC ...], or bots = [...] "
+                         "in the --study file")
+    if any(a.split(":", 1)[0] == "human" for a in agents + [fields.get("practice_bot", "random")]):
+        raise ArenaError("the bots are listed; the humans come through the browser")
     if len(set(agents)) != len(agents):
-        raise ArenaError(f"--agents names a bot twice: {' '.join(agents)}")
+        raise ArenaError(f"the study names a bot twice: {' '.join(agents)}")
     if players is not None and not is_player_count(players):
         raise ArenaError(f"--players must be {PLAYER_COUNTS}, not {players}")
     if games_per_person is not None and games_per_person < 1:
         raise ArenaError(f"--games-per-person must be at least 1, not {games_per_person}")
-    consent = None
+    for key, value in (("players", players), ("seed", seed), ("games_per_person", games_per_person)):
+        if value is not None:
+            fields[key] = value
     if consent_path:
         try:
             with open(consent_path, encoding="utf-8") as f:
-                consent = f.read().strip()
+                fields["consent"] = f.read().strip()
         except OSError as e:
             raise ArenaError(f"cannot read the consent text {consent_path!r}: {e.strerror or e}") from None
     stored = store.study()
     if stored is None:
-        study = Study(agents=agents, players=players or 2,
-                      seed=seed if seed is not None else secrets.randbits(31),
-                      games_per_person=games_per_person or 0, consent=consent or DEFAULT_CONSENT)
+        fields.setdefault("seed", secrets.randbits(31))
+        fields.setdefault("consent", DEFAULT_CONSENT)
+        study = Study(**fields)
     else:
         study = Study.from_dict(stored)
-        if agents != study.agents or (players is not None and players != study.players):
+        if fields["agents"] != study.agents or fields.get("players", study.players) != study.players:
             raise ArenaError(f"{store.url} holds a study of {' '.join(study.agents)} with "
                              f"{study.players} players; start it with those, or give another --db")
-        if seed is not None and seed != study.seed:
-            raise ArenaError(f"{store.url} holds a study with seed {study.seed}, not {seed}")
-        if games_per_person:
-            study.games_per_person = games_per_person
-        if consent:
-            study.consent = consent
+        if fields.get("seed", study.seed) != study.seed:
+            raise ArenaError(f"{store.url} holds a study with seed {study.seed}, not {fields['seed']}")
+        study = Study.from_dict({**study.to_dict(), **fields})
     store.save_study(study.to_dict())
     return study
 
 
-def serve(agents: list[str], players: int | None = None, host: str = "127.0.0.1", port: int = 8000,
+def admin_token(db_url: str, out=None) -> str:
+    """The admin token: ``ARENA_ADMIN_TOKEN``, else the file ``ARENA_ADMIN_TOKEN_FILE`` names,
+    else a file beside the SQLite database (``results/arena.admin-token`` for another database),
+    written with a new token at the first start and read at every start after."""
+    token = os.environ.get("ARENA_ADMIN_TOKEN", "").strip()
+    if token:
+        if len(token) < 16:
+            raise ArenaError("ARENA_ADMIN_TOKEN is too short to be safe: use 16 characters or more")
+        return token
+    path = os.environ.get("ARENA_ADMIN_TOKEN_FILE", "").strip()
+    if not path:
+        base = db_url[len("sqlite:///"):] if db_url.startswith("sqlite:///") else ""
+        path = (base if base and base != ":memory:" else os.path.join("results", "arena")) + ".admin-token"
+    try:
+        with open(path, encoding="utf-8") as f:
+            token = f.read().strip()
+    except FileNotFoundError:
+        token = secrets.token_urlsafe(24)
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(token + "\n")
+        except OSError as e:
+            raise ArenaError(f"cannot write the admin token file {path!r}: {e.strerror or e}") from None
+    except OSError as e:
+        raise ArenaError(f"cannot read the admin token file {path!r}: {e.strerror or e}") from None
+    if len(token) < 16:
+        raise ArenaError(f"the admin token in {path!r} is too short to be safe: use 16 characters or more")
+    return token
+
+
+def listen(host: str, port: int):
+    """The server's socket, bound before anything else is done: a port in use stops the start
+    before a game is resumed or an admin link printed."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except (OSError, OverflowError) as e:
+        sock.close()
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise ArenaError(f"cannot listen on {host}:{port}: {why}") from None
+    return sock
+
+
+def serve(agents: list[str] | None, players: int | None = None, host: str = "127.0.0.1", port: int = 8000,
           db: str | None = None, games_per_person: int | None = None, consent: str | None = None,
-          seed: int | None = None, bot_workers: int = 1, out=None) -> int:
+          seed: int | None = None, bot_workers: int = 1, out=None, study: str | None = None) -> int:
     """Start the arena and serve until interrupted; returns the exit code."""
     out = out or sys.stdout
     if not _have_extras(SERVER_NEEDS):
@@ -105,39 +168,46 @@ def serve(agents: list[str], players: int | None = None, host: str = "127.0.0.1"
     from .bots import BotError, BotPool
     from .store import Store, StoreError
     url = db or DEFAULT_DB
-    store = bots = None
+    store = bots = sock = None
+    study_path = study
     try:
+        sock = listen(host, port)
+        token = admin_token(url)
         store = Store(url)
-        study = make_study(store, agents, players, seed, games_per_person, consent)
-        bots = BotPool(study.agents, workers=bot_workers)
+        study = make_study(store, agents, players, seed, games_per_person, consent, study_path)
+        bots = BotPool(study.bot_specs(), workers=bot_workers)
         bots.start()
     except (ArenaError, StoreError, BotError) as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
-        for thing in (bots, store):
+        for thing in (bots, store, sock):
             if thing is not None:
                 thing.close()
         return 2
-    arena = Arena(study, store, bots)
+    arena = Arena(study, store, bots, admin_token=token)
     app = create_app(arena)
-    unfinished = len(store.games(status="playing"))
+    unfinished = len(store.games(status="playing", kind=None))
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{port}"
+    entry = f"{base}/?{study.id_params[0]}={{id}}" + "".join(f"&{k}={{{k.lower()}}}" for k in study.keep_params)
     out.write(f"Arena: {', '.join(study.agents)}; {study.players} players; {study.games_per_person} "
               f"game(s) per person; study seed {study.seed}; database {shown_url(url)}\n"
               + (f"  resuming {unfinished} unfinished game(s) where they stopped\n" if unfinished else "")
               + f"  participants: {base}/\n"
+              f"  recruitment link: {entry}\n"
               f"  admin:        {base}/admin?token={arena.admin_token}\n")
     out.flush()
     try:
         # keep-alive outlasts a person's thinking, so a page's connection is not closed under it;
         # a bot still thinking when the server is stopped does not hold the shutdown up
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
-                    timeout_keep_alive=120, timeout_graceful_shutdown=2)
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                                timeout_keep_alive=120, timeout_graceful_shutdown=2)
+        uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
+        sock.close()
         bots.close()
-        left = len(store.games(status="playing"))
+        left = len(store.games(status="playing", kind=None))
         store.close()
     out.write("Arena stopped" + (f"; {left} unfinished game(s) resume at the next start" if left else "")
               + ".\n")
