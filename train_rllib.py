@@ -7,18 +7,23 @@
 
 The policy (RLlib module ``learner``) plays ``--dragon`` on a random seat of each game (a policy
 per dragon, as ``train.py`` trains; ``--dragon any``: a random dragon each game, one policy shared
-by all); the other seats are drawn from ``--opponents``: bot
-specs, played inside the environment, and ``self``, frozen earlier copies of the learner (the
-modules ``frozen_0..``, untrained, which get the learner's weights every ``--snapshot-every``
-iterations in turn). Decisions go to the seat that must take them, crash windows included
-(``training/rllib_env.py``). Actions come from RLlib's ``ActionMaskingTorchRLModule``, which puts
-the logits of illegal actions at the lowest float, so a masked action is never sampled (the env
-raises on one). Writes an RLlib checkpoint to ``--out`` (default ``models/rllib``) after every
-``--checkpoint-every`` iterations and at the end, and in it the policy as a model of
+by all); the other seats are drawn from ``--opponents``: bot specs and saved models, played inside
+the environment, and ``self``, frozen earlier copies of the learner (the modules
+``frozen_0..``, untrained, which get the learner's weights every ``--snapshot-every`` iterations
+in turn). Saved models are loaded here, in the driver, and reach every env runner through Ray, so
+a cluster's other nodes need only the installed package (``training/rllib_env.py``,
+``training/rllib_train.py``). Decisions go to the seat that must take them, crash windows
+included. Actions come from RLlib's ``ActionMaskingTorchRLModule``, which puts the logits of
+illegal actions at the lowest float, so a masked action is never sampled (the env raises on one).
+
+Each env runner steps ``--envs-per-runner`` games with one batched forward pass; each runner and
+each CPU learner (the driver's own, with ``--num-learners 0``) uses ``--torch-threads`` threads
+and reserves as many CPUs. Writes an RLlib checkpoint to ``--out`` (default ``models/rllib``)
+after every ``--checkpoint-every`` iterations and at the end, and in it the policy as a model of
 ``agents/policy.py`` (``policy.safetensors`` and ``policy.json``: the same network, read without
-unpickling anything, numpy alone): ``rllib:PATH`` is then an agent spec
-(``python evaluate.py --agents rllib:models/rllib heuristic``). ``--resume`` reads RLlib's own
-checkpoint files, which are pickles: resume only checkpoints you trust. ``--measure-sampling STEPS``
+unpickling anything, numpy alone): ``rllib:PATH`` is then an agent spec (``python evaluate.py
+--agents rllib:models/rllib heuristic``). ``--resume`` reads RLlib's own checkpoint files, which
+are pickles: it says so first, and is for checkpoints you trust. ``--measure-sampling STEPS``
 times the env runners' sampling instead of training. Needs the ``rllib`` extra; see
 docs/integrations.md.
 """
@@ -29,12 +34,17 @@ import argparse
 import os
 import sys
 import time
-from functools import partial
 from pathlib import Path
 
 from agents.extras import missing
 
 NEEDS = {"ray": "Ray RLlib", "torch": "RLlib's torch modules"}
+ENVS_PER_RUNNER = 64  # the most sampling per runner on the 2-core machine (docs/integrations.md)
+RESUME_WARNING = ("train_rllib.py: resuming unpickles {path}'s RLlib files, which can run any code they "
+                  "hold: resume only checkpoints you trust")
+# settings a resumed run takes from its checkpoint's record: the network and what it trains against
+RECORD_SETTINGS = {"lr": (int, float), "train_batch_size": int, "minibatch_size": int, "num_epochs": int,
+                   "snapshots": int, "snapshot_every": int}
 
 
 def parse_args(argv=None):
@@ -45,9 +55,15 @@ def parse_args(argv=None):
                    help="agent specs for the other seats, and 'self' for frozen copies of the learner")
     p.add_argument("--iterations", type=int, default=100)
     p.add_argument("--num-env-runners", type=int, default=1, help="sampling processes (0: in the driver)")
-    p.add_argument("--envs-per-runner", type=int, default=8,
-                   help="envs each runner steps together (one batched forward pass for all: "
-                        "4x the steps/s of 1, docs/integrations.md)")
+    p.add_argument("--envs-per-runner", type=int, default=ENVS_PER_RUNNER,
+                   help="envs each runner steps together, one batched forward pass for all "
+                        "(docs/integrations.md measures 1-128)")
+    p.add_argument("--torch-threads", type=int, default=1,
+                   help="torch threads (and CPUs reserved) per env runner and per CPU learner")
+    p.add_argument("--num-learners", type=int, default=0,
+                   help="learner processes (0: the learner runs in the driver)")
+    p.add_argument("--learner-gpus", type=float, default=0,
+                   help="GPUs per learner (with --num-learners 0, the driver's learner)")
     p.add_argument("--address", default=None, help="a Ray cluster's address ('auto' finds a running one)")
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (default all)")
     p.add_argument("--out", default="models/rllib", help="checkpoint directory")
@@ -64,111 +80,47 @@ def parse_args(argv=None):
     p.add_argument("--measure-sampling", type=int, default=0, metavar="STEPS",
                    help="only time sampling STEPS env steps per runner, then exit")
     args = p.parse_args(argv)
-    for name in ("iterations", "num_env_runners", "envs_per_runner", "snapshot_every", "checkpoint_every",
-                 "train_batch_size", "minibatch_size", "num_epochs"):
-        lowest = 0 if name == "num_env_runners" else 1
+    for name in ("iterations", "num_env_runners", "envs_per_runner", "torch_threads", "num_learners",
+                 "snapshot_every", "checkpoint_every", "train_batch_size", "minibatch_size", "num_epochs"):
+        lowest = 0 if name in ("num_env_runners", "num_learners") else 1
         if getattr(args, name) < lowest:
             p.error(f"--{name.replace('_', '-')} must be at least {lowest}")
+    if not args.learner_gpus >= 0:
+        p.error("--learner-gpus must be at least 0")
     if args.snapshots < 1:
         p.error("--snapshots must be at least 1")
     return args
 
 
-def build_config(args):
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-
-    from training.rllib_env import LEARNER, HavokMultiAgentEnv, frozen_modules, map_agent
-
-    frozen = frozen_modules(args.snapshots)
-    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                          model_config={"fcnet_hiddens": list(args.hidden), "fcnet_activation": "tanh",
-                                        "head_fcnet_hiddens": []})
-    return (
-        PPOConfig()
-        # RLlib's env check steps random actions, ignoring the mask, which the env refuses
-        .environment(HavokMultiAgentEnv, env_config={"players": args.players, "opponents": args.opponents,
-                                                         "dragon": None if args.dragon == "any" else args.dragon},
-                     disable_env_checking=True)
-        .framework("torch")
-        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
-                     num_cpus_per_env_runner=1)
-        .multi_agent(policies={LEARNER, *frozen}, policy_mapping_fn=partial(map_agent, frozen=frozen),
-                     policies_to_train=[LEARNER])
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: module for m in (LEARNER, *frozen)}))
-        .training(train_batch_size_per_learner=args.train_batch_size, minibatch_size=args.minibatch_size,
-                  num_epochs=args.num_epochs, lr=args.lr, gamma=0.99, lambda_=0.95, entropy_coeff=0.01)
-        .learners(num_learners=0)
-        .debugging(seed=args.seed)
-    )
+def fail(message: str) -> int:
+    print(f"train_rllib.py: error: {message}", file=sys.stderr)
+    return 2
 
 
-def refresh_snapshot(algo, slot: str) -> None:
-    """Copies the learner's weights into the frozen module ``slot``, in the learner and every runner."""
-    from training.rllib_env import LEARNER
+def resume_settings(args, path: str) -> int:
+    """Sets the run's settings from the record of the checkpoint at ``path`` (read as JSON, nothing
+    unpickled); the iterations done. Raises AgentSpecError or ValueError for a record that is not
+    one of this script's checkpoints."""
+    from agents.policy import read_record
 
-    weights = algo.get_module(LEARNER).get_state()
-
-    def put(holder):
-        holder.module[slot].set_state(weights)
-
-    algo.learner_group.foreach_learner(put)
-    algo.env_runner_group.foreach_env_runner(put, local_env_runner=True)
-
-
-def export_policy(algo, out: Path, args, iterations: int) -> None:
-    """Writes the learner's network as ``out/policy.safetensors`` + ``policy.json``, a model of
-    ``agents/policy.py``: RLlib's actor encoder, pi head, critic encoder and vf head are the same
-    layers as stable-baselines3's MlpPolicy, renamed."""
-    import numpy as np
-    import ray
-
-    from agents.policy import FORMAT, save_model
-    from havok_env.cards import default_cards
-    from havok_env.version import ENV_VERSION
-    from training.rllib_env import LEARNER
-
-    state = algo.get_module(LEARNER).get_state()
-    rename = {"pi.net.mlp.0": "action_net", "vf.net.mlp.0": "value_net"}
-    for i in range(len(args.hidden)):
-        rename[f"encoder.actor_encoder.net.mlp.{2 * i}"] = f"mlp_extractor.policy_net.{2 * i}"
-        rename[f"encoder.critic_encoder.net.mlp.{2 * i}"] = f"mlp_extractor.value_net.{2 * i}"
-    tensors = {}
-    for old, new in rename.items():
-        for part in ("weight", "bias"):
-            t = state[f"{old}.{part}"]
-            tensors[f"{new}.{part}"] = np.asarray(t.detach().cpu().numpy() if hasattr(t, "detach") else t,
-                                                  dtype=np.float32)
-    cards = default_cards()
-    dragon = cards.dragons[cards.dragon_index("fire" if args.dragon == "any" else args.dragon)]
-    obs_size, n_actions = tensors["mlp_extractor.policy_net.0.weight"].shape[1], tensors["action_net.bias"].shape[0]
-    record = {
-        "format": FORMAT, "env_version": ENV_VERSION, "dragon": dragon.name, "affinity": dragon.affinity,
-        "any_dragon": args.dragon == "any", "players": args.players,
-        "observation_size": int(obs_size), "action_size": int(n_actions),
-        "network": {"pi": list(args.hidden), "vf": list(args.hidden), "activation": "tanh"},
-        "trainer": "train_rllib.py (Ray RLlib PPO)", "ray": ray.__version__, "iterations": iterations,
-        "opponents": list(args.opponents), "seed": args.seed,
-        "hyperparameters": {"lr": args.lr, "train_batch_size": args.train_batch_size,
-                            "minibatch_size": args.minibatch_size, "num_epochs": args.num_epochs,
-                            "snapshots": args.snapshots, "snapshot_every": args.snapshot_every},
-    }
-    save_model(str(out / "policy"), tensors, record)
-
-
-def measure_sampling(algo, steps: int) -> float:
-    """Env steps per second over every env runner sampling ``steps`` steps at once."""
-    group = algo.env_runner_group
-    remote = group.num_remote_env_runners() > 0
-    group.foreach_env_runner(lambda r: r.sample(num_timesteps=200, random_actions=False),
-                             local_env_runner=not remote)  # warm up
-    start = time.perf_counter()
-    counts = group.foreach_env_runner(
-        lambda r: sum(len(e) for e in r.sample(num_timesteps=steps, random_actions=False)),
-        local_env_runner=not remote)
-    return sum(counts) / (time.perf_counter() - start)
+    if not os.path.isfile(os.path.join(path, "rllib_checkpoint.json")):
+        raise ValueError(f"{path} is no checkpoint of train_rllib.py (it has no rllib_checkpoint.json)")
+    rec = read_record(os.path.join(path, "policy.json"))
+    opponents, hyper, done = rec.get("opponents"), rec.get("hyperparameters"), rec.get("iterations")
+    if not (isinstance(opponents, list) and opponents and all(isinstance(o, str) for o in opponents)):
+        raise ValueError(f"{path}/policy.json: opponents must be a list of agent specs")
+    if not (isinstance(done, int) and not isinstance(done, bool) and done >= 0):
+        raise ValueError(f"{path}/policy.json: iterations must be a whole number")
+    if not isinstance(hyper, dict):
+        raise ValueError(f"{path}/policy.json: hyperparameters must be an object")
+    for key, kind in RECORD_SETTINGS.items():
+        value = hyper.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool) or not value > 0:
+            raise ValueError(f"{path}/policy.json: hyperparameters.{key} must be a positive number")
+        setattr(args, key, value)
+    args.dragon = "any" if rec.get("any_dragon") else rec["dragon"]
+    args.players, args.hidden, args.opponents = rec["players"], rec["network"]["pi"], opponents
+    return done
 
 
 def main(argv=None) -> int:
@@ -177,29 +129,39 @@ def main(argv=None) -> int:
     if gone:
         print(gone, file=sys.stderr)
         return 2
+    from agents import AgentSpecError
+    from havok_env.engine import ConfigError
+
+    done = 0
+    if args.resume:
+        print(RESUME_WARNING.format(path=args.resume), file=sys.stderr, flush=True)
+        try:
+            done = resume_settings(args, args.resume)
+        except (AgentSpecError, ValueError) as e:
+            return fail(f"cannot resume: {e}")
+    try:  # saved models load here, once; the env runners get them through Ray
+        from training.rllib_env import load_opponents
+        agents = load_opponents(args.opponents)
+    except (AgentSpecError, ConfigError) as e:
+        return fail(str(e))
+
     import ray
-    from ray.rllib.algorithms.algorithm import Algorithm
 
     from training.rllib_env import frozen_modules
+    from training.rllib_train import build, export_policy, measure_sampling, refresh_snapshot, runner_nodes
 
-    # the env runners import this project: give them its root (a cluster's nodes need it installed)
-    root = str(Path(__file__).resolve().parent)
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
-    done = 0
-    if args.resume:  # the run's settings come from its record, the network and state from RLlib's files
-        from agents.policy import read_record
-        rec = read_record(os.path.join(args.resume, "policy.json"))
-        args.dragon = "any" if rec.get("any_dragon") else rec["dragon"]
-        args.players, args.hidden = rec["players"], rec["network"]["pi"]
-        args.opponents, done = rec.get("opponents", args.opponents), rec.get("iterations", 0)
     if not ray.is_initialized():
         ray.init(address=args.address, num_cpus=None if args.address else args.num_cpus,
-                 include_dashboard=False, configure_logging=False, log_to_driver=False)
-    if args.resume:
-        algo = Algorithm.from_checkpoint(str(Path(args.resume).resolve()))
-    else:
-        algo = build_config(args).build_algo()
+                 include_dashboard=False, configure_logging=False)
+    algo = build(args, agents)
     try:
+        if args.resume:
+            try:
+                algo.restore_from_path(str(Path(args.resume).resolve()))
+            except Exception as e:  # noqa: BLE001 - whatever a foreign or damaged pickle raises
+                return fail(f"cannot resume from {args.resume}: {type(e).__name__}: {e}".splitlines()[0])
+        for (ip, node), count in sorted(runner_nodes(algo).items()):
+            print(f"env runners: {count} on {ip} (node {node})", flush=True)
         if args.measure_sampling:
             rate = measure_sampling(algo, args.measure_sampling)
             print(f"sampling: {rate:.0f} env steps/s with {args.num_env_runners} env runner(s) of "

@@ -1,4 +1,5 @@
-"""train_rllib.py: RLlib multi-agent PPO with action masking, self-play, checkpoints as agent specs."""
+"""train_rllib.py: RLlib multi-agent PPO with action masking, self-play, checkpoints as agent specs, on a
+Ray cluster of two nodes with an opponent model that only the driver has."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ from agents import AgentSpecError, make_agent, play_game  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
 from havok_env import Game  # noqa: E402
 from havok_env.observe import Observer  # noqa: E402
-from training.rllib_env import HavokMultiAgentEnv  # noqa: E402
+from training.rllib_env import HavokMultiAgentEnv, load_opponents  # noqa: E402
 
-TINY = ["--num-cpus", "2", "--num-env-runners", "1", "--train-batch-size", "200", "--minibatch-size", "100",
+TINY = ["--num-env-runners", "1", "--envs-per-runner", "4", "--train-batch-size", "200", "--minibatch-size", "100",
         "--num-epochs", "1", "--hidden", "32", "32", "--snapshot-every", "1", "--checkpoint-every", "5"]
 
 
@@ -47,23 +48,102 @@ def test_multi_agent_env_routes_every_decision_to_its_seat():
     assert "crash" in seen  # crash windows reach RLlib's seats
 
 
-def test_tiny_training_checkpoint_resume_and_agent_spec(tmp_path):
+def test_multi_agent_env_plays_the_agents_it_is_given():
+    # a runner on another node cannot read the driver's files: the driver's agents come in the config
+    spec, opponent = "nowhere/opponent.json", make_agent("pretrained:fire")
+    with pytest.raises(AgentSpecError, match="no saved model"):
+        HavokMultiAgentEnv({"opponents": [spec]})
+    moves = []
+    act = opponent.act
+    opponent.act = lambda *a: moves.append(1) or act(*a)
+    env = HavokMultiAgentEnv({"opponents": [spec], "agents": {spec: opponent}})
+    rng = np.random.default_rng(1)
+    obs, _ = env.reset(seed=1)
+    while True:
+        (agent, o), = obs.items()
+        obs, _, term, _, _ = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+        if term["__all__"]:
+            break
+    assert env._bots == {spec: opponent} and moves
+
+
+def test_load_opponents_loads_each_saved_model_once_and_checks_every_spec(tmp_path):
+    loaded = load_opponents(["heuristic", "self", "pretrained:fire", "random", "pretrained:fire"])
+    assert list(loaded) == ["pretrained:fire"] and loaded["pretrained:fire"].meta["dragon"] == "Ruby"
+    with pytest.raises(AgentSpecError, match="unknown agent"):
+        load_opponents(["self", "heuristc"])
+    with pytest.raises(AgentSpecError, match="no checkpoint of train_rllib.py"):
+        load_opponents([f"rllib:{tmp_path}"])
+
+
+def test_resume_warns_before_reading_anything_and_refuses_a_foreign_checkpoint(tmp_path, capsys):
+    assert train_rllib.main(["--resume", str(tmp_path)]) == 2
+    first, second = capsys.readouterr().err.splitlines()
+    assert "resuming unpickles" in first and "resume only checkpoints you trust" in first
+    assert second == f"train_rllib.py: error: cannot resume: {tmp_path} is no checkpoint of train_rllib.py " \
+                     "(it has no rllib_checkpoint.json)"
+    (tmp_path / "rllib_checkpoint.json").write_text("{}")
+    (tmp_path / "policy.json").write_text('{"format": "havok-policy-v1"}')
+    (tmp_path / "policy.safetensors").write_bytes(b"")
+    assert train_rllib.main(["--resume", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "resume only checkpoints you trust" in err[0]
+    assert err[1].startswith("train_rllib.py: error: cannot resume: ") and "is not a valid model record" in err[1]
+
+
+def test_a_cluster_run_with_an_opponent_only_the_driver_has_trains_resumes_and_exports(tmp_path, monkeypatch,
+                                                                                         capsys):
+    """A head that runs nothing but the driver and a second node with the env runner, on this
+    machine; the opponent's model is in the driver's directory alone."""
+    import shutil
+
     import ray
-    out = tmp_path / "ckpt"
+    from ray.cluster_utils import Cluster
+
+    from agents.policy import PRETRAINED_DIR
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
     try:
-        assert train_rllib.main(["--iterations", "2", "--out", str(out), "--opponents", "heuristic", "self",
-                                 "--dragon", "darkness", *TINY]) == 0
-        rec = json.loads((out / "policy.json").read_text())
+        worker = cluster.add_node(num_cpus=2)
+        cluster.wait_for_nodes()
+        driver = tmp_path / "driver"
+        driver.mkdir()
+        for ext in (".json", ".safetensors"):
+            shutil.copy(Path(PRETRAINED_DIR) / f"fire{ext}", driver / f"opponent{ext}")
+        monkeypatch.chdir(driver)  # the nodes started elsewhere: "opponent.json" is not in their directory
+        ray.init(address=cluster.address)
+
+        @ray.remote(num_cpus=1)
+        def sees_the_model():
+            return ray.get_runtime_context().get_node_id(), Path("opponent.json").exists()
+
+        assert ray.get(sees_the_model.remote()) == (worker.node_id, False)
+        cluster_args = ["--address", cluster.address, *TINY]
+        assert train_rllib.main(["--iterations", "2", "--out", "ckpt", "--opponents", "opponent.json", "self",
+                                 "--dragon", "darkness", *cluster_args]) == 0
+        out = capsys.readouterr().out
+        assert f"env runners: 1 on {worker.node_ip_address} (node {worker.node_id})" in out
+        rec = json.loads((driver / "ckpt" / "policy.json").read_text())
         assert rec["iterations"] == 2 and rec["dragon"] == "Obsidian" and rec["network"]["pi"] == [32, 32]
-        assert (out / "rllib_checkpoint.json").exists()
-        # the checkpoint reloads and trains on
-        assert train_rllib.main(["--resume", str(out), "--iterations", "1", "--out", str(out), *TINY]) == 0
-        assert json.loads((out / "policy.json").read_text())["iterations"] == 3
+        assert rec["opponents"] == ["opponent.json", "self"]
+        # the checkpoint reloads and trains on, its settings from its record
+        assert train_rllib.main(["--resume", "ckpt", "--iterations", "1", "--out", "ckpt", *cluster_args]) == 0
+        assert json.loads((driver / "ckpt" / "policy.json").read_text())["iterations"] == 3
+        assert "resume only checkpoints you trust" in capsys.readouterr().err
+        # a checkpoint whose pickles are not RLlib's gets one line, not a traceback
+        bad = tmp_path / "bad"
+        shutil.copytree(driver / "ckpt", bad)
+        (bad / "learner_group" / "learner" / "rl_module" / "learner" / "module_state.pkl").write_bytes(b"\x80junk")
+        assert train_rllib.main(["--resume", str(bad), "--iterations", "1", "--out", str(bad), *cluster_args]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].startswith(f"train_rllib.py: error: cannot resume from {bad}: ") and "Traceback" not in err
     finally:
         ray.shutdown()
+        cluster.shutdown()
     # the exported policy is RLlib's network: the same logits as the checkpoint's module
     import torch
     from ray.rllib.core.rl_module.rl_module import RLModule
+    out = driver / "ckpt"
     module = RLModule.from_checkpoint(str(out / "learner_group" / "learner" / "rl_module" / "learner"))
     agent = make_agent(f"rllib:{out}")
     game = Game(2, seed=1)

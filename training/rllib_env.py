@@ -7,7 +7,10 @@ other seat from ``opponents``: a bot spec (``heuristic``, ``random``, ``search:4
 inside the env, like :class:`havok_env.wrappers.SingleAgentEnv`'s opponents) or ``"self"``, a seat
 played through RLlib by a frozen earlier copy of the learner (agent id ``"frozen_SEAT"``, mapped to
 one of the modules ``frozen_0..frozen_{k-1}``, which ``train_rllib.py`` refreshes with the learner's
-weights as it trains).
+weights as it trains). ``agents`` maps specs to agents already made, or is a Ray object
+reference to such a map (``train_rllib.py`` loads every saved model once, in the driver, with
+:func:`load_opponents`, and puts them in Ray's object store, from which each node reads them once):
+a spec found there is not resolved again, so a model file need exist only where the driver runs.
 
 Every decision goes to the seat that must take it, crash windows included, so RLlib sees each
 RLlib-played seat's own decisions in order. Observations are
@@ -24,9 +27,11 @@ import random
 
 import gymnasium as gym
 import numpy as np
+import ray
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from agents import make_agent
+from agents.policy import is_model_spec
 from havok_env.cards import default_cards
 from havok_env.constants import PLAYER_COUNTS, is_player_count
 from havok_env.engine import ActionLayout, ConfigError, Game
@@ -35,6 +40,20 @@ from havok_env.view import SeatView
 
 LEARNER = "learner"
 SELF = "self"
+
+
+def load_opponents(specs) -> dict:
+    """The saved models among ``specs`` (a model's path, ``pretrained:NAME``, ``rllib:CHECKPOINT``),
+    each loaded once, as ``{spec: agent}`` for the ``agents`` of the env's config; every other
+    spec is checked (:class:`agents.AgentSpecError` for a bad one) and left to the env."""
+    loaded = {}
+    for spec in dict.fromkeys(specs):
+        if spec == SELF:
+            continue
+        agent = make_agent(spec)
+        if is_model_spec(spec) or spec.strip().startswith("rllib:"):
+            loaded[spec] = agent
+    return loaded
 
 
 def frozen_modules(k: int) -> list[str]:
@@ -61,7 +80,11 @@ class HavokMultiAgentEnv(MultiAgentEnv):
         self.opponent_specs = list(config.get("opponents", ["heuristic"]))
         if not self.opponent_specs:
             raise ConfigError("opponents names no opponent")
-        self._bots = {s: make_agent(s) for s in self.opponent_specs if s != SELF}  # checks specs
+        shipped = config.get("agents") or {}
+        if isinstance(shipped, ray.ObjectRef):
+            shipped = ray.get(shipped)
+        self._bots = {s: shipped[s] if s in shipped else make_agent(s)  # make_agent checks the spec
+                      for s in self.opponent_specs if s != SELF}
         self.cards = default_cards()
         dragon = config.get("dragon", "fire")
         try:

@@ -1,0 +1,153 @@
+"""The parts of ``train_rllib.py`` that run RLlib: its PPO config, the self-play snapshots, the
+policy's export as a model of :mod:`agents.policy`, and where the env runners are.
+
+Nothing an env runner or learner runs needs a file beside the installed package: the opponents'
+models are loaded in the driver and read from Ray's object store (:func:`build`), the snapshots
+travel as module state through the object store too (:func:`refresh_snapshot`), and the
+functions the runners call live in this package.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from pathlib import Path
+
+from training.rllib_env import LEARNER, HavokMultiAgentEnv, frozen_modules, map_agent
+
+
+def use_torch_threads(threads: int, **_callback_args) -> None:
+    """Caps torch's threads in this process: RLlib's ``on_environment_created`` callback in every
+    env runner (a runner that Ray starts again gets it too), and the learners."""
+    import torch
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+
+
+def build_config(args, agents: dict):
+    """RLlib's PPO config for the parsed command line; ``agents``: the opponents loaded in the
+    driver (:func:`training.rllib_env.load_opponents`), or a Ray object reference to them."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    frozen = frozen_modules(args.snapshots)
+    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule,
+                          model_config={"fcnet_hiddens": list(args.hidden), "fcnet_activation": "tanh",
+                                        "head_fcnet_hiddens": []})
+    threads = args.torch_threads
+    return (
+        PPOConfig()
+        # RLlib's env check steps random actions, ignoring the mask, which the env refuses
+        .environment(HavokMultiAgentEnv, env_config={"players": args.players, "opponents": args.opponents,
+                                                     "dragon": None if args.dragon == "any" else args.dragon,
+                                                     "agents": agents},
+                     disable_env_checking=True)
+        .framework("torch")
+        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
+                     num_cpus_per_env_runner=threads)
+        .learners(num_learners=args.num_learners, num_gpus_per_learner=args.learner_gpus,
+                  num_cpus_per_learner=threads if args.learner_gpus == 0 else "auto")
+        .callbacks(on_environment_created=partial(use_torch_threads, threads))
+        .multi_agent(policies={LEARNER, *frozen}, policy_mapping_fn=partial(map_agent, frozen=frozen),
+                     policies_to_train=[LEARNER])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: module for m in (LEARNER, *frozen)}))
+        .training(train_batch_size_per_learner=args.train_batch_size, minibatch_size=args.minibatch_size,
+                  num_epochs=args.num_epochs, lr=args.lr, gamma=0.99, lambda_=0.95, entropy_coeff=0.01)
+        .debugging(seed=args.seed)
+    )
+
+
+def build(args, agents: dict):
+    """The algorithm, with torch's threads capped in the driver (the local learner, when
+    ``--num-learners`` is 0) and in every learner. The opponents ``agents`` go into Ray's object
+    store once; the config holds the reference, which keeps them there for the runners that Ray
+    starts again (as an env runner's own argument, a large object would be freed once it started)."""
+    import ray
+
+    threads = args.torch_threads
+    use_torch_threads(threads)
+    algo = build_config(args, ray.put(agents)).build_algo()
+    if algo.learner_group.is_remote:
+        algo.learner_group.foreach_learner(lambda learner: use_torch_threads(threads))
+    return algo
+
+
+def learner_state(algo) -> dict:
+    """The trained module's whole state (actor and critic), as the learners hold it."""
+    return algo.learner_group.get_weights([LEARNER])[LEARNER]
+
+
+def refresh_snapshot(algo, slot: str) -> None:
+    """Copies the learner's weights into the frozen module ``slot``: in the learners, then in every
+    env runner through RLlib's own weight sync (one copy in Ray's object store for all)."""
+    algo.learner_group.set_weights({slot: learner_state(algo)})
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, policies=[slot],
+                                       inference_only=True)
+
+
+def runner_nodes(algo) -> dict:
+    """``{(node IP, node id): env runners}`` of the remote env runners."""
+    import ray
+
+    def where(runner):
+        return ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
+
+    nodes = {}
+    for place in algo.env_runner_group.foreach_env_runner(where, local_env_runner=False):
+        nodes[place] = nodes.get(place, 0) + 1
+    return nodes
+
+
+def export_policy(algo, out: Path, args, iterations: int) -> None:
+    """Writes the learner's network as ``out/policy.safetensors`` + ``policy.json``, a model of
+    ``agents/policy.py``: RLlib's actor encoder, pi head, critic encoder and vf head are the same
+    layers as stable-baselines3's MlpPolicy, renamed."""
+    import numpy as np
+    import ray
+
+    from agents.policy import FORMAT, save_model
+    from havok_env.cards import default_cards
+    from havok_env.version import ENV_VERSION
+
+    state = learner_state(algo)
+    rename = {"pi.net.mlp.0": "action_net", "vf.net.mlp.0": "value_net"}
+    for i in range(len(args.hidden)):
+        rename[f"encoder.actor_encoder.net.mlp.{2 * i}"] = f"mlp_extractor.policy_net.{2 * i}"
+        rename[f"encoder.critic_encoder.net.mlp.{2 * i}"] = f"mlp_extractor.value_net.{2 * i}"
+    tensors = {}
+    for old, new in rename.items():
+        for part in ("weight", "bias"):
+            t = state[f"{old}.{part}"]
+            tensors[f"{new}.{part}"] = np.asarray(t.detach().cpu().numpy() if hasattr(t, "detach") else t,
+                                                  dtype=np.float32)
+    cards = default_cards()
+    dragon = cards.dragons[cards.dragon_index("fire" if args.dragon == "any" else args.dragon)]
+    obs_size, n_actions = tensors["mlp_extractor.policy_net.0.weight"].shape[1], tensors["action_net.bias"].shape[0]
+    record = {
+        "format": FORMAT, "env_version": ENV_VERSION, "dragon": dragon.name, "affinity": dragon.affinity,
+        "any_dragon": args.dragon == "any", "players": args.players,
+        "observation_size": int(obs_size), "action_size": int(n_actions),
+        "network": {"pi": list(args.hidden), "vf": list(args.hidden), "activation": "tanh"},
+        "trainer": "train_rllib.py (Ray RLlib PPO)", "ray": ray.__version__, "iterations": iterations,
+        "opponents": list(args.opponents), "seed": args.seed,
+        "hyperparameters": {"lr": args.lr, "train_batch_size": args.train_batch_size,
+                            "minibatch_size": args.minibatch_size, "num_epochs": args.num_epochs,
+                            "snapshots": args.snapshots, "snapshot_every": args.snapshot_every},
+    }
+    save_model(str(out / "policy"), tensors, record)
+
+
+def measure_sampling(algo, steps: int) -> float:
+    """Env steps per second over every env runner sampling ``steps`` steps at once."""
+    group = algo.env_runner_group
+    remote = group.num_remote_env_runners() > 0
+    group.foreach_env_runner(lambda r: r.sample(num_timesteps=200, random_actions=False),
+                             local_env_runner=not remote)  # warm up
+    start = time.perf_counter()
+    counts = group.foreach_env_runner(
+        lambda r: sum(len(e) for e in r.sample(num_timesteps=steps, random_actions=False)),
+        local_env_runner=not remote)
+    return sum(counts) / (time.perf_counter() - start)
