@@ -34,6 +34,7 @@ import textwrap
 from havok_env.constants import WIN_SCORE
 from havok_env.decisions import DECISIONS
 from havok_env.engine import END_REASONS
+from havok_env.render import question
 
 from .base import Agent
 
@@ -276,22 +277,11 @@ class HumanAgent(Agent):
         return f"player_{p}" + (" (you)" if p == self.seat else "")
 
     def _question(self, view) -> str:
+        """The decision's question (``havok_env.render.question``, the arena's words too), and on
+        a line of its own the text of the card or ability it is about."""
         p = view.pending
-        purpose, ctx = p["purpose"], p["context"] or {}
-        if purpose == "crash":
-            return f"{_trigger_text(view, ctx.get('trigger') or {}, self.seat)} {DECISIONS['crash'].question}"
-        q = DECISIONS[purpose].question
-        if "ability" in ctx and purpose != "main":
-            try:
-                ab = view.ability(ctx["ability"])
-                actor = ctx.get("actor", self.seat)
-                by = "your" if actor == self.seat else f"{view.seat_name(actor)}'s"
-                q = f"[{by} {ab.name}: {ab.text}] {q}"
-            except (KeyError, IndexError, TypeError):
-                pass
-        if ctx.get("shown"):
-            q += " Top of the Havok deck: " + ", ".join(view.cards.names[k] for k in ctx["shown"])
-        return q
+        q, detail = question(view, p["purpose"], p["context"] or {})
+        return f"{q}\n  [{detail}]" if detail else q
 
     def _numbered(self, labels: list[str]) -> str:
         return "\n".join(f"  {i}. {lab}" for i, lab in enumerate(labels, 1))
@@ -320,30 +310,3 @@ def _wrap(line: str, width: int) -> str:
     return "\n".join(textwrap.wrap(line, max(width, len(indent) + 20), subsequent_indent=indent,
                                     break_long_words=False, break_on_hyphens=False)) or line
 
-
-def _trigger_text(view, trig: dict, me: int) -> str:
-    cs = view.cards
-    name = lambda p: "You" if p == me else view.seat_name(p)  # noqa: E731 - a small local helper
-    on = trig.get("on")
-    try:
-        if on == "event":
-            k = trig["card"]
-            return f"{name(trig['flipper'])} flipped the event {cs.names[k]}: {cs.texts[k]}"
-        if on == "treasure":
-            k, to = trig["card"], trig["to"]
-            return (f"{cs.names[k]} (printed value {cs.value[k]}) is about to go to "
-                    f"{'your' if to == me else view.seat_name(to) + chr(39) + 's'} hoard.")
-        if on == "use":
-            ab = view.ability(trig["ability"])
-            verb = "plays" if trig.get("use") == "play" else "crashes with"
-            if trig["user"] == me:
-                verb = "play" if trig.get("use") == "play" else "crash with"
-            text = f"{name(trig['user'])} {verb} {ab.name} ({ab.text})"
-            owners, picks = trig.get("owners") or [], trig.get("picks") or []
-            if owners and picks:
-                whose = "your" if owners[0] == me else f"{view.seat_name(owners[0])}'s"
-                text += f", targeting {whose} " + ", ".join(cs.names[k] for k in picks)
-            return text + "."
-    except (KeyError, IndexError, TypeError):
-        pass
-    return "A crash window is open."

@@ -12,21 +12,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from havok_env.decisions import DECISIONS
 from havok_env.engine import END_REASONS, Game
+from havok_env.render import question
 from havok_env.view import SeatView
-
-
-def seat_name(p: int) -> str:
-    return f"player_{p}"
-
-
-def ability(cards, ref):
-    """A card kind (event or Hijinks card) or ``["innate", dragon, "play"|"crash"]`` -> Ability."""
-    if isinstance(ref, int):
-        return cards.event(ref) if cards.is_event(ref) else cards.card(ref)
-    d = cards.dragons[ref[1]]
-    return d.play if ref[2] == "play" else d.crash
 
 
 def card(cards, k: int) -> dict:
@@ -53,7 +41,7 @@ def table(view: SeatView, labels: list[str]) -> dict:
     for p in range(view.num_players):
         d = view.dragon(p)
         players.append({
-            "seat": p, "name": seat_name(p), "who": labels[p], "you": p == me,
+            "seat": p, "name": view.seat_name(p), "who": labels[p], "you": p == me,
             "current": p == view.current_player,
             "dragon": {"name": d.name, "affinity": d.affinity, "ready": view.ready(p),
                        "ready_text": d.ready_text,
@@ -75,64 +63,6 @@ def table(view: SeatView, labels: list[str]) -> dict:
         "canceled": [{"owner": o, "name": cs.names[k]} for o, k in view.canceled],
         "known_top": [card(cs, k) for k in view.known_top],
     }
-
-
-def trigger_text(view: SeatView, trig: dict) -> tuple[str, str]:
-    """What a crash would answer, in words, from the seat's side, and the card's text."""
-    cs, me = view.cards, view.seat
-    who = lambda p: "You" if p == me else seat_name(p)  # noqa: E731 - a small local helper
-    whose = lambda p: "your" if p == me else f"{seat_name(p)}'s"  # noqa: E731 - a small local helper
-    on = trig.get("on")
-    try:
-        if on == "event":
-            k = trig["card"]
-            return f"{who(trig['flipper'])} flipped the event {cs.names[k]}.", f"{cs.names[k]}: {cs.texts[k]}"
-        if on == "treasure":
-            k = trig["card"]
-            return (f"{cs.names[k]} (printed value {cs.value[k]}) is about to go to "
-                    f"{whose(trig['to'])} hoard."), ""
-        if on == "use":
-            ab = ability(cs, trig["ability"])
-            user = trig["user"]
-            if trig.get("use") == "crash":
-                verb = "crash with" if user == me else "crashes with"
-            else:
-                verb = "play" if user == me else "plays"
-            text = f"{who(user)} {verb} {ab.name}"
-            owners, picks = trig.get("owners") or [], trig.get("picks") or []
-            named = ", ".join(cs.names[k] for k in picks)
-            if owners and picks:
-                text += f", targeting {whose(owners[0])} {named}"
-                if trig.get("give") is not None:
-                    text += f" in exchange for {whose(user)} {cs.names[trig['give']]}"
-            elif picks:
-                text += f", taking {named}" + (" from the trash heap" if trig.get("type") == "salvage" else "")
-            elif owners:
-                text += ", targeting " + ", ".join("you" if o == me else seat_name(o) for o in owners)
-            return text + ".", f"{ab.name}: {ab.text}"
-    except (KeyError, IndexError, TypeError, ValueError):
-        pass
-    return "A crash window is open.", ""
-
-
-def question(view: SeatView, purpose: str, ctx: dict) -> tuple[str, str]:
-    """The question of a decision, as the terminal player asks it, and the text of the card or
-    ability it is about."""
-    if purpose == "crash":
-        text, detail = trigger_text(view, ctx.get("trigger") or {})
-        return f"{text} {DECISIONS['crash'].question}", detail
-    q, detail = DECISIONS[purpose].question if purpose in DECISIONS else "Choose:", ""
-    if "ability" in ctx and purpose != "main":
-        try:
-            ab = ability(view.cards, ctx["ability"])
-            actor = ctx.get("actor", view.seat)
-            by = "Your" if actor == view.seat else f"{seat_name(actor)}'s"
-            q, detail = f"{by} {ab.name}: {q[0].lower() + q[1:]}", f"{ab.name}: {ab.text}"
-        except (KeyError, IndexError, TypeError, ValueError):
-            pass
-    if ctx.get("shown"):
-        q += " Top of the Havok deck: " + ", ".join(view.cards.names[k] for k in ctx["shown"]) + "."
-    return q, detail
 
 
 def decision(view: SeatView) -> dict | None:
@@ -160,7 +90,7 @@ def result(view: SeatView) -> dict | None:
 
 
 def you(view: SeatView, lines: list[str]) -> list[str]:
-    me = seat_name(view.seat)
+    me = view.seat_name(view.seat)
     return [m.replace(me, f"{me} (you)") for m in lines]
 
 
@@ -173,40 +103,36 @@ def seat_payload(view: SeatView, labels: list[str]) -> dict:
 # -- replays (finished games only: every card is shown) ----------------------------------------
 
 
+def _full_table(g: Game, labels: list[str]) -> dict:
+    """The whole table of a finished game's position: every hand and the decks' order."""
+    t = table(SeatView(g, 0), labels)
+    t["you"] = None
+    for p in range(g.num_players):
+        t["players"][p]["you"] = False
+        t["players"][p]["hand"] = [card(g.cards, k) for k in sorted(SeatView(g, p).hand)]
+    snap = g.snapshot()
+    t["havok_order"] = snap["havok_deck"]
+    t["hijinks_order"] = snap["hijinks_deck"]
+    return t
+
+
 def replay_steps(seed: int, options: dict, actions: list[int], labels: list[str]) -> dict:
     """Every decision of a finished game with the whole table: all hands and the decks' order."""
-    g = Game(seed=seed, log=True, **options)
-    cs = g.cards
-    n = g.num_players
     steps, seen = [], 0
-
-    def full_table() -> dict:
-        t = table(SeatView(g, 0), labels)
-        t["you"] = None
-        for p in range(n):
-            t["players"][p]["you"] = False
-            t["players"][p]["hand"] = [card(cs, k) for k in sorted(SeatView(g, p).hand)]
-        snap = g.snapshot()
-        t["havok_order"] = snap["havok_deck"]
-        t["hijinks_order"] = snap["hijinks_deck"]
-        return t
-
-    for i, a in enumerate(list(actions) + [None]):
+    record = {"seed": seed, "options": options, "actions": list(actions)}
+    for i, (g, a) in enumerate(Game.positions(record, log=True)):
         log = SeatView(g, 0).log
-        step = {"index": i, "table": full_table(), "log": log[seen:], "decision": None}
+        step = {"index": i, "table": _full_table(g, labels), "log": log[seen:], "decision": None}
         seen = len(log)
-        if a is None:
-            steps.append(step)
-            break
-        p = g.to_act
-        view = SeatView(g, p)
-        dec = decision(view)
-        dec.update(player=p, name=seat_name(p), who=labels[p],
-                   chosen=int(a), chosen_label=view.action_label(a))
-        step["decision"] = dec
+        if a is not None:
+            p = g.to_act
+            view = SeatView(g, p)
+            dec = decision(view)
+            dec.update(player=p, name=view.seat_name(p), who=labels[p],
+                       chosen=int(a), chosen_label=view.action_label(a))
+            step["decision"] = dec
         steps.append(step)
-        g.apply(a)
     r = g.result
-    return {"steps": steps, "players": n, "labels": labels,
+    return {"steps": steps, "players": g.num_players, "labels": labels,
             "result": None if r is None else {"winners": r["winners"], "scores": r["scores"],
                                               "reason": END_REASONS.get(r["reason"], r["reason"])}}

@@ -13,8 +13,11 @@ import json
 from collections import defaultdict
 from functools import lru_cache
 
-from training.stats import mean_ci, wilson
+from evaluation.results import OUTCOME_REWARD, rating_row, score_text
+from evaluation.results import outcome as _outcome
+from evaluation.results import ratings as _ratings
 from havok_env.engine import Game
+from training.stats import mean_ci, wilson
 
 
 def pseudonyms(store) -> dict[int, str]:
@@ -22,10 +25,8 @@ def pseudonyms(store) -> dict[int, str]:
 
 
 def outcome(result: dict, seat: int) -> str:
-    winners = result["winners"]
-    if seat not in winners:
-        return "loss"
-    return "win" if len(winners) == 1 else "draw"
+    """``"win"``, ``"draw"`` or ``"loss"`` for ``seat`` in a game's ``result``."""
+    return _outcome(result["winners"], seat)
 
 
 @lru_cache(maxsize=100_000)
@@ -64,7 +65,7 @@ def finished_games(store) -> list[dict]:
             "dragons": [dragons.dragon(p).name for p in range(n)],
             "scores": list(g["result"]["scores"]), "winners": list(g["result"]["winners"]),
             "outcome": outcome(g["result"], g["human_seat"]),
-            "reward": {"win": 1.0, "draw": 0.0, "loss": -1.0}[outcome(g["result"], g["human_seat"])],
+            "reward": OUTCOME_REWARD[outcome(g["result"], g["human_seat"])],
             "corrected": human_luck(g, acts.get(g["id"], [])), "turns": g["turns"],
             "decisions": g["n_actions"], "finished": g["finished"], "source": g["source"],
         })
@@ -129,25 +130,16 @@ def participant_rows(games: list[dict]) -> list[dict]:
 def ratings(games: list[dict]) -> list[dict]:
     """OpenSkill (Plackett-Luce) ratings of every participant and bot, updated game by game in the
     order the games ended: the human against the bot, whoever won the game ranked first (a tie for
-    the lead is a draw between them), as the tournaments rank a game's winners above the rest."""
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    rating: dict[str, object] = {}
+    the lead is a draw between them), as the tournaments rank a game's winners above the rest
+    (:func:`evaluation.results.ratings`)."""
     kind: dict[str, str] = {}
+    teams = []
     for g in games:
         human, bot = f"human:{g['participant']}", g["bot"]
         kind[human], kind[bot] = "human", "bot"
-        for who in (human, bot):
-            if who not in rating:
-                rating[who] = model.rating(name=who)
-        human_won = g["seat"] in g["winners"]
         bot_won = any(p in g["winners"] for p in range(g["players"]) if p != g["seat"])
-        ranks = [1 if human_won else 2, 1 if bot_won else 2]
-        (h,), (b,) = model.rate([[rating[human]], [rating[bot]]], ranks=ranks)
-        rating[human], rating[bot] = h, b
-    rows = [{"name": who, "kind": kind[who], "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
-            for who, r in rating.items()]
+        teams.append([(human, g["seat"] in g["winners"]), (bot, bot_won)])
+    rows = [{"name": who, "kind": kind[who], **rating_row(r)} for who, r in _ratings(teams).items()]
     return sorted(rows, key=lambda r: -r["ordinal"])
 
 
@@ -186,8 +178,8 @@ def format_summary(s: dict, url: str) -> str:
             "human score", "corrected", "people"]
     rows = [[r["rank"] or "-", r["bot"], r["human_games"], r["human_wins"], r["draws"],
              r["human_losses"], _pct(r["human_win_rate"]),
-             f"[{_pct(r['ci95'][0])}, {_pct(r['ci95'][1])}]", _score(r["human_score"], r["human_score_ci95"]),
-             _score(r["corrected_human_score"], r["corrected_human_ci95"]), r["participants"]] for r in s["bots"]]
+             f"[{_pct(r['ci95'][0])}, {_pct(r['ci95'][1])}]", score_text(r["human_score"], r["human_score_ci95"]),
+             score_text(r["corrected_human_score"], r["corrected_human_ci95"]), r["participants"]] for r in s["bots"]]
     lines.append(_table(head, rows))
     lines.append("human score: mean reward (+1 a sole win, 0 a shared win, -1 a loss) +- its 95% interval; "
                  "corrected: the same with the luck of cards, contests and random bots taken out (docs/luck.md)")
@@ -203,10 +195,6 @@ def format_summary(s: dict, url: str) -> str:
             for r in s["ratings"]]
     lines.append(_table(["name", "kind", "mu", "sigma", "ordinal"], rows))
     return "\n".join(lines)
-
-
-def _score(mean, ci) -> str:
-    return "-" if mean is None else f"{mean:+.3f} +- {(ci[1] - ci[0]) / 2:.3f}"
 
 
 def _table(head: list[str], rows: list[list]) -> str:

@@ -1,13 +1,16 @@
 """Text rendering of a game as one seat sees it (for render_mode="ansi"/"human" and human play).
 
 The renderer reads the game only through a :class:`havok_env.view.SeatView`, so what it shows is
-what that seat may know."""
+what that seat may know. It is also the one home of the words a person reads about a decision
+(:func:`question`, :func:`trigger_text`), for the terminal player (``agents/human.py``) and the
+arena's pages (``arena/payload.py``) alike."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from .constants import WIN_SCORE
+from .decisions import DECISIONS
 
 
 def _counted(names: list[str]) -> str:
@@ -77,3 +80,63 @@ def describe_table(view, last_log: int = 8) -> str:
     """The table as ``view``'s seat sees it (a :class:`havok_env.view.SeatView`): the public table,
     the seat's hand and knowledge, and its decision if it has one."""
     return "\n".join(line for _, lines in table_blocks(view, last_log) for line in lines)
+
+
+def trigger_text(view, trig: dict) -> tuple[str, str]:
+    """What a crash would answer, in words, from ``view``'s seat, and the text of the card or
+    ability it is about (``""`` if none)."""
+    cs, me = view.cards, view.seat
+    who = lambda p: "You" if p == me else view.seat_name(p)  # noqa: E731 - a small local helper
+    whose = lambda p: "your" if p == me else f"{view.seat_name(p)}'s"  # noqa: E731 - a small local helper
+    on = trig.get("on")
+    try:
+        if on == "event":
+            k = trig["card"]
+            return f"{who(trig['flipper'])} flipped the event {cs.names[k]}.", f"{cs.names[k]}: {cs.texts[k]}"
+        if on == "treasure":
+            k = trig["card"]
+            return (f"{cs.names[k]} (printed value {cs.value[k]}) is about to go to "
+                    f"{whose(trig['to'])} hoard."), ""
+        if on == "use":
+            ab = view.ability(trig["ability"])
+            user = trig["user"]
+            if trig.get("use") == "crash":
+                verb = "crash with" if user == me else "crashes with"
+            else:
+                verb = "play" if user == me else "plays"
+            text = f"{who(user)} {verb} {ab.name}"
+            owners, picks = trig.get("owners") or [], trig.get("picks") or []
+            named = ", ".join(cs.names[k] for k in picks)
+            if owners and picks:
+                text += f", targeting {whose(owners[0])} {named}"
+                if trig.get("give") is not None:
+                    text += f" in exchange for {whose(user)} {cs.names[trig['give']]}"
+            elif picks:
+                text += f", taking {named}" + (" from the trash heap" if trig.get("type") == "salvage" else "")
+            elif owners:
+                text += ", targeting " + ", ".join("you" if o == me else view.seat_name(o) for o in owners)
+            return text + ".", f"{ab.name}: {ab.text}"
+    except (KeyError, IndexError, TypeError, ValueError):
+        pass
+    return "A crash window is open.", ""
+
+
+def question(view, purpose: str, ctx: dict) -> tuple[str, str]:
+    """The question of a decision of ``view``'s seat, in words (the decision's own from
+    ``havok_env/decisions.py``, said of the ability or crash it is about), and the text of the card
+    or ability it is about (``""`` if none)."""
+    if purpose == "crash":
+        text, detail = trigger_text(view, ctx.get("trigger") or {})
+        return f"{text} {DECISIONS['crash'].question}", detail
+    q, detail = DECISIONS[purpose].question if purpose in DECISIONS else "Choose:", ""
+    if "ability" in ctx and purpose != "main":
+        try:
+            ab = view.ability(ctx["ability"])
+            actor = ctx.get("actor", view.seat)
+            by = "Your" if actor == view.seat else f"{view.seat_name(actor)}'s"
+            q, detail = f"{by} {ab.name}: {q[0].lower() + q[1:]}", f"{ab.name}: {ab.text}"
+        except (KeyError, IndexError, TypeError, ValueError):
+            pass
+    if ctx.get("shown"):
+        q += " Top of the Havok deck: " + ", ".join(view.cards.names[k] for k in ctx["shown"]) + "."
+    return q, detail

@@ -360,6 +360,27 @@ def test_evaluate_summarises_an_arena_database(arena, tmp_path, capsys):
     assert sum(b["human_games"] for b in data["bots"]) == 2
 
 
+def test_the_arena_imports_only_what_the_ledger_checker_accepts(tmp_path):
+    """One checker: a line evaluate.py --ledger refuses is refused by the arena's import too."""
+    from agents import make_agent
+    from agents.runner import play_game
+
+    rec = play_game([make_agent("random"), make_agent("heuristic")], 3)
+    good = {"version": 1, "seed": rec["seed"], "options": rec["options"], "actions": rec["actions"],
+            "seats": ["human:zoe", "heuristic"], "humans": [0], "result": rec["result"], "turns": rec["turns"]}
+    bad = [{**good, "humans": [True], "seats": ["heuristic", "human:zoe"]},  # true is no seat
+           {k: v for k, v in good.items() if k != "version"},
+           {**good, "turns": rec["turns"] + 1}]
+    a = make_arena(f"sqlite:///{tmp_path}/a.db")
+    out = ledger.import_text(a.store, "\n".join(json.dumps(e) for e in [*bad, good]))
+    assert out["imported"] == 1 and len(out["skipped"]) == 3
+    for got, e in zip(out["skipped"], bad):
+        with pytest.raises(evaluation.ledger.LedgerLineError) as why:
+            evaluation.ledger.check_ledger_entry(e)
+        assert str(why.value)[:100] in got
+    a.store.close()
+
+
 def test_the_command_line_exports_and_imports(arena, tmp_path, capsys):
     from arena.__main__ import main
 

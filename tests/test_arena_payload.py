@@ -75,7 +75,7 @@ def test_decisions_are_the_legal_choices_labelled_and_crash_windows_name_their_t
             if dec["crash"] and trig.get("on") == "use" and trig.get("picks"):
                 target = game.cards.names[trig["picks"][0]]
                 assert "Will you crash?" in dec["question"] and target in dec["question"]
-                name = payload.ability(game.cards, trig["ability"]).name
+                name = game.ability(trig["ability"]).name
                 assert name in dec["question"] and dec["detail"].startswith(name + ": ")
                 seen.add("use")
             elif dec["crash"] and trig.get("on") == "event":

@@ -471,3 +471,22 @@ def test_a_saved_model_plays_its_dragon_whatever_the_workers(tmp_path, capsys):
     assert "was trained for 2 players, not 3; add --allow-off-training" in capsys.readouterr().err
     assert evaluate.main(argv + ["--allow-off-training"]) == 0
     assert "OFF TRAINING" in capsys.readouterr().out
+
+
+def test_a_recorded_results_reward_is_the_games_own():
+    # evaluation.results.reward (for ledger lines and arena games, which keep only the result)
+    # gives what Game.rewards() gives, draws included
+    import random
+
+    from evaluation.results import outcome, reward
+
+    kinds = set()
+    for seed in [*range(100), 5756]:  # 5756: a four-player game two seats share
+        g = Game(2 + seed % 3, seed=seed)
+        rng = random.Random(seed)
+        while not g.is_over:
+            g.apply(rng.choice(g.legal_actions()))
+        winners = g.result["winners"]
+        assert [reward(winners, p) for p in range(g.num_players)] == g.rewards()
+        kinds |= {outcome(winners, p) for p in range(g.num_players)}
+    assert kinds == {"win", "draw", "loss"}

@@ -400,7 +400,8 @@ def test_the_human_player_asks_the_tables_questions_and_names_the_end_in_its_wor
         while not g.is_over:
             p = g.pending
             human.seat = p["player"]
-            assert DECISIONS[p["purpose"]].question in human._question(SeatView(g, p["player"]))
+            want = DECISIONS[p["purpose"]].question  # said of its ability, if any: "Your X: choose..."
+            assert want[1:] in human._question(SeatView(g, p["player"]))
             seen.add(p["purpose"])
             g.apply(g.legal_actions()[len(g.legal_actions()) // 2])
         human.game_over({"result": g.result}, None)

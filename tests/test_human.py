@@ -13,11 +13,12 @@ import evaluate
 import evaluation.ledger
 import evaluation.tournament
 from agents import make_agent
-from agents.human import HumanAgent, HumanQuit, _trigger_text
+from agents.human import HumanAgent, HumanQuit
 from agents.runner import play_game
 from builder import Pos, do
 from havok_env import default_cards
 from havok_env.engine import Game
+from havok_env.render import trigger_text
 from havok_env.view import SeatView
 
 
@@ -170,8 +171,8 @@ def test_event_bonuses_name_their_affinity():
     # as a person sees it in a crash window on the event
     g = Game(2, ["Ruby", "Pearl"], seed=0)
     heat = cards.kind("Heat Wave")
-    assert "Bonus (fire): Also draw 1." in _trigger_text(SeatView(g, 0), {"on": "event", "card": heat,
-                                                                         "flipper": 1}, 0)
+    text, detail = trigger_text(SeatView(g, 0), {"on": "event", "card": heat, "flipper": 1})
+    assert text == "player_1 flipped the event Heat Wave." and "Bonus (fire): Also draw 1." in detail
 
 
 def test_choices_between_treasures_show_their_values():
@@ -264,3 +265,30 @@ def test_a_person_is_told_how_many_games_why_and_where_they_are_recorded(tmp_pat
     evaluation.tournament.run_tournament(["human", "random", "heuristic"], num_players=2, seed=2, ledger=str(ledger),
                             human_io={"input": Script(["1"]), "output": out})
     assert "You will play 4 of the 6 game(s): each deal" in out.getvalue()
+
+
+def test_the_terminal_and_the_arena_word_a_crash_window_alike():
+    # one home for the words (havok_env.render.question): a trade names what it gives in exchange,
+    # a salvage says where its card comes from, at the terminal as on the arena's pages
+    import random
+
+    from havok_env.render import question
+
+    seen = set()
+    for seed in range(40):
+        g = Game(2 + seed % 3, seed=seed)
+        rng = random.Random(seed)
+        human = HumanAgent(input=io.StringIO(), output=io.StringIO(), width=200)
+        while not g.is_over:
+            p = g.pending
+            view = SeatView(g, p["player"])
+            human.seat = p["player"]
+            text = human._question(view)
+            q, detail = question(view, p["purpose"], p["context"] or {})
+            assert text.startswith(q) and detail in text
+            if " in exchange for " in text:
+                seen.add("give")
+            if " from the trash heap" in text:
+                seen.add("salvage")
+            g.apply(rng.choice(g.legal_actions()))
+    assert seen == {"give", "salvage"}
