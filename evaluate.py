@@ -4,6 +4,7 @@
                        [--workers W] [--json PATH] [--csv PATH] [--plot PATH.png] [--ledger PATH]
                        [--dragons ENTRY ...] [--allow-off-training]
     python evaluate.py --ledger results/human_games.jsonl [--json PATH]
+    python evaluate.py --serve --study study.toml [--host H] [--port P] [--db sqlite:///results/arena.db]
     python evaluate.py --serve --agents heuristic search [--players N] [--host H] [--port P]
                        [--db sqlite:///results/arena.db] [--games-per-person N] [--consent FILE]
     python evaluate.py --ledger sqlite:///results/arena.db [--json PATH]
@@ -158,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--games-per-person", type=int, metavar="N",
                        help="games each participant plays (default: one per bot)")
     arena.add_argument("--consent", metavar="FILE", help="the study's consent text (default: a generic one)")
+    arena.add_argument("--study", metavar="FILE.toml", help="the study file (docs/studies.md); the other "
+                                                             "arena options override its fields")
     return p
 
 
@@ -169,7 +172,7 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
             import arena
             return arena.serve(args.agents, players=args.players, host=args.host, port=args.port,
                                db=args.db, games_per_person=args.games_per_person,
-                               consent=args.consent, seed=args.seed, out=out)
+                               consent=args.consent, seed=args.seed, out=out, study=args.study)
         if not args.agents and args.ledger and "://" in args.ledger:
             import arena
             return arena.ledger_summary(args.ledger, json_path=args.json, out=out)

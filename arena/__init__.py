@@ -56,16 +56,23 @@ class ArenaError(Exception):
     """A problem with the options or the database: reported in one line."""
 
 
-def make_study(store, agents: list[str] | None, players: int | None, seed: int | None,
-               games_per_person: int | None, consent_path: str | None, study_path: str | None = None):
-    """The study this database holds, checked against the study file and the options (a new one
-    if it holds none). The options override the file's fields."""
-    from .study import DEFAULT_CONSENT, Study, StudyFileError, load_study_file
+def study_file(path: str | None) -> dict:
+    """The fields of the study file at ``path`` (none without one); ArenaError if it is bad."""
+    from .study import StudyFileError, load_study_file
 
     try:
-        fields = load_study_file(study_path) if study_path else {}
+        return load_study_file(path) if path else {}
     except StudyFileError as e:
         raise ArenaError(str(e)) from None
+
+
+def make_study(store, agents: list[str] | None, players: int | None, seed: int | None,
+               games_per_person: int | None, consent_path: str | None, fields: dict | None = None):
+    """The study this database holds, checked against the study file's ``fields`` and the
+    options (a new one if it holds none). The options override the file's fields."""
+    from .study import DEFAULT_CONSENT, Study
+
+    fields = dict(fields or {})
     if agents:
         fields["agents"] = [str(a).strip() for a in agents]
     agents = fields.get("agents") or []
@@ -172,9 +179,10 @@ def serve(agents: list[str] | None, players: int | None = None, host: str = "127
     study_path = study
     try:
         sock = listen(host, port)
+        fields = study_file(study_path)
         token = admin_token(url)
         store = Store(url)
-        study = make_study(store, agents, players, seed, games_per_person, consent, study_path)
+        study = make_study(store, agents, players, seed, games_per_person, consent, fields)
         bots = BotPool(study.bot_specs(), workers=bot_workers)
         bots.start()
     except (ArenaError, StoreError, BotError) as e:
@@ -188,7 +196,8 @@ def serve(agents: list[str] | None, players: int | None = None, host: str = "127
     unfinished = len(store.games(status="playing", kind=None))
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{port}"
-    entry = f"{base}/?{study.id_params[0]}={{id}}" + "".join(f"&{k}={{{k.lower()}}}" for k in study.keep_params)
+    # Prolific's placeholders: the site fills each in when it sends a participant
+    entry = f"{base}/?" + "&".join(f"{k}={{{{%{k}%}}}}" for k in study.id_params[:1] + study.keep_params)
     out.write(f"Arena: {', '.join(study.agents)}; {study.players} players; {study.games_per_person} "
               f"game(s) per person; study seed {study.seed}; database {shown_url(url)}\n"
               + (f"  resuming {unfinished} unfinished game(s) where they stopped\n" if unfinished else "")

@@ -347,10 +347,6 @@ def pseudonym(text: str) -> str:
     return name
 
 
-class _TooLarge(Exception):
-    pass
-
-
 class BodyLimit:
     """ASGI middleware: a request body over its limit is refused with a 413 before it is read
     into memory (by its Content-Length, or as it streams in when it has none)."""
@@ -371,27 +367,35 @@ class BodyLimit:
                 if too_big:
                     return await self._refuse(send, limit)
         seen = 0
-        started = False
+        started = refused = False
 
         async def counted():
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             msg = await receive()
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > limit:
-                    raise _TooLarge
+                    # answered here: the app is told the client left, and what it sends is dropped
+                    refused = True
+                    if not started:
+                        await self._refuse(send, limit)
+                    return {"type": "http.disconnect"}
             return msg
 
         async def watched(msg):
             nonlocal started
+            if refused:
+                return
             started = started or msg["type"] == "http.response.start"
             await send(msg)
 
         try:
             await self.app(scope, counted, watched)
-        except _TooLarge:
-            if not started:
-                await self._refuse(send, limit)
+        except Exception:
+            if not refused:
+                raise
 
     @staticmethod
     async def _refuse(send, limit: int):

@@ -7,9 +7,9 @@ link, or whose link the admin renewed), games (seed, options, the human's seat, 
 slot, the kind: a scored ``game``, a ``practice`` game or the ``tutorial``; the result), actions
 (one row per decision, keyed by game and position; a person's own decisions also keep when they
 were shown and how long the page showed them), questionnaire answers, and withdrawals (the record
-that a participant's data was deleted, with nothing of the data). A game is its seed, options and actions: every position is
-replayed from them, so a decision is safe as soon as its row is committed, and a duplicate or stale
-write fails on the key instead of corrupting a game.
+that a participant's data was deleted, with nothing of the data). A game is its seed, options and
+actions: every position is replayed from them, so a decision is safe as soon as its row is
+committed, and a duplicate or stale write fails on the key instead of corrupting a game.
 
 SQLite runs in WAL mode with ``synchronous=FULL``: a commit has reached the disk when it returns,
 which is what "written before the next decision is shown" needs, and readers never wait for writers.
@@ -517,7 +517,8 @@ class Store:
     def decisions(self) -> list[dict]:
         """Every stored action with its game, position, seat and times, in game order."""
         with self.engine.connect() as c:
-            return [dict(r) for r in c.execute(sa.select(actions).order_by(actions.c.game_id, actions.c.idx)).mappings()]
+            rows = c.execute(sa.select(actions).order_by(actions.c.game_id, actions.c.idx)).mappings()
+            return [dict(r) for r in rows]
 
     def submit_actions(self, gid: int, start: int, moves: list[tuple[int, int]],
                        result: dict | None = None, turns: int | None = None,

@@ -331,7 +331,7 @@ def test_replays_step_through_every_decision_with_every_card(arena):
 ])
 def test_arena_options_errors_are_one_line(argv, fragment, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the default database would go to ./results
-    assert evaluate.main(argv) == 2
+    assert evaluate.main(argv + ["--port", "0"]) == 2  # any free port: the port is taken first
     err = capsys.readouterr().err.strip()
     assert fragment in err and "\n" not in err and err.startswith("evaluate.py: error:")
 
@@ -339,9 +339,10 @@ def test_arena_options_errors_are_one_line(argv, fragment, capsys, tmp_path, mon
 def test_a_database_keeps_its_study(tmp_path, capsys):
     url = f"sqlite:///{tmp_path}/a.db"
     make_arena(url, agents=("heuristic", "random"), seed=5).store.close()
-    assert evaluate.main(["--serve", "--agents", "random", "--db", url]) == 2
+    assert evaluate.main(["--serve", "--agents", "random", "--db", url, "--port", "0"]) == 2
     assert "holds a study of heuristic random" in capsys.readouterr().err
-    assert evaluate.main(["--serve", "--agents", "heuristic", "random", "--seed", "6", "--db", url]) == 2
+    assert evaluate.main(["--serve", "--agents", "heuristic", "random", "--seed", "6", "--db", url,
+                          "--port", "0"]) == 2
     assert "seed 5, not 6" in capsys.readouterr().err
 
 

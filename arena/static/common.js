@@ -20,15 +20,64 @@ async function api(method, path, token, body) {
   const headers = {};
   if (token) headers["Authorization"] = "Bearer " + token;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let r;
+  try {
+    r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    throw new Error("the study server cannot be reached");  // no status: an outage
+  }
   let data = null;
   try { data = await r.json(); } catch (e) { data = null; }
   if (!r.ok) {
     const err = new Error((data && data.detail) || ("the server answered " + r.status));
     err.status = r.status;
+    err.outage = r.status === 503 && !(data && data.detail);  // a proxy's answer, not the arena's
     throw err;
   }
   return data;
+}
+
+// The server unreachable (no answer, or a proxy's 502/504): a banner says so, every button is
+// disabled, and the call is tried again until it gets an answer, which it then returns.
+let offlineDisabled = [];
+
+function setOffline(msg) {
+  let banner = document.getElementById("outage");
+  if (msg) {
+    if (!banner) {
+      banner = el("div", { id: "outage", class: "outage", role: "alert" });
+      document.body.prepend(banner);
+    }
+    banner.textContent = msg;
+    if (!document.body.classList.contains("offline")) {
+      document.body.classList.add("offline");
+      offlineDisabled = Array.from(document.querySelectorAll("button:not([disabled]), input:not([disabled]), textarea:not([disabled])"));
+      offlineDisabled.forEach(b => { b.disabled = true; });
+    }
+  } else if (document.body.classList.contains("offline")) {
+    document.body.classList.remove("offline");
+    if (banner) banner.remove();
+    offlineDisabled.forEach(b => { b.disabled = false; });
+    offlineDisabled = [];
+  }
+}
+
+function isOutage(e) { return e.status === undefined || e.status === 502 || e.status === 504 || e.outage; }
+
+async function apiRetry(method, path, token, body) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const r = await api(method, path, token, body);
+      setOffline("");
+      return r;
+    } catch (e) {
+      if (!isOutage(e)) { setOffline(""); throw e; }
+      const wait = Math.min(10, 2 + 2 * attempt);
+      setOffline("The connection to the study server was lost. Trying again in " + wait +
+        " s… Your game is saved: nothing is lost.");
+      await new Promise(resolve => setTimeout(resolve, wait * 1000));
+    }
+  }
 }
 
 function affClass(aff) { return aff ? "aff-" + aff : ""; }
@@ -78,13 +127,18 @@ function drawTable(t, opts) {
     el("b", {}, "Turn " + t.turn),
     el("span", {}, (cur.you ? "your turn" : cur.name + " to play")),
     el("span", { class: "muted" }, "Havok deck " + t.havok_deck + " · Hijinks deck " + t.hijinks_deck),
+    el("span", { class: "scorebar", id: "scorebar" }, t.players.map(p =>
+      el("span", { class: p.you ? "mine" : "" }, (p.you ? "you" : (p.who && p.who !== "you" ? p.who : p.name)) + " ",
+        el("b", {}, p.score)))),
     el("span", { class: "muted" }, "first to a hoard worth 15 wins"));
   const players = el("div", { class: "players" }, t.players.map(p => playerBox(p, opts.reveal)));
   const hand = opts.reveal ? null : el("div", { class: "hand panel" }, el("h2", {}, "Your hand"),
     t.hand.length ? el("div", { class: "cards" }, t.hand.map(cardBox)) : el("div", { class: "muted" }, "(empty)"),
     t.known_top.length ? el("div", { class: "meta" }, "You know the top of the Havok deck: " +
       t.known_top.map(c => c.name).join(", ")) : null);
-  const chip = c => el("span", { class: "chip" }, c.name + (c.count > 1 ? " ×" + c.count : ""));
+  // a treasure is named with its worth wherever it is shown
+  const chip = c => el("span", { class: "chip", title: c.text || null }, c.name + (c.count > 1 ? " ×" + c.count : ""),
+    c.kind === "treasure" ? el("b", {}, c.value) : null);
   const side = el("div", { class: "panel piles" },
     pileLine("Discard pile", t.discard, chip),
     pileLine("Trash heap", t.trash, chip),
@@ -97,6 +151,15 @@ function drawTable(t, opts) {
       t.hijinks_order.join(", ") || "empty") : null);
   return { status, players, hand, side };
 }
+
+// every page's header: the rules, one click away
+function rulesLink() {
+  const header = document.querySelector("header.top");
+  if (header && !document.getElementById("rules-link")) {
+    header.append(el("a", { class: "who", id: "rules-link", href: "/rules", target: "_blank", rel: "noopener" }, "Rules and cards"));
+  }
+}
+document.addEventListener("DOMContentLoaded", rulesLink);
 
 function pct(x) { return (100 * x).toFixed(1) + "%"; }
 

@@ -1,0 +1,368 @@
+"""Running a study: the study file and its errors, the recruitment hand-off, consent versions,
+questionnaires and attention checks, the tutorial, practice games, blinding, the exports with
+decision times, withdrawals, the request size limit and the admin token."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+import socket
+from pathlib import Path
+
+import pytest
+
+from arena_util import ADMIN, ADMIN_HEADERS, ROOT, client, make_arena
+
+import arena as arena_pkg
+import evaluate
+from arena import export
+from arena.app import Arena
+from arena.bots import BotPool
+from arena.store import Store, meta
+from arena.study import STAGES, TUTORIAL, Study, StudyFileError, load_study_file
+from arena.tutorial import GOALS, simulate
+
+EXAMPLE = ROOT / "examples" / "study.toml"
+
+STUDY = """
+title = "A test study"
+bots = ["heuristic", "random"]
+players = 2
+seed = 5
+games_per_person = 1
+[consent]
+version = "v7"
+text = "Consent text."
+[instructions]
+text = "How to play."
+tutorial = true
+practice_games = 1
+practice_bot = "random"
+[recruitment]
+require_id = true
+completion_code = "CODE42"
+redirect_url = "https://app.prolific.com/submissions/complete?cc={code}"
+[blinding]
+reveal_at_end = true
+[[questions.before]]
+id = "age"
+text = "How old are you?"
+type = "number"
+min = 18
+max = 99
+[[questions.after_game]]
+id = "skill"
+text = "How skilled was {opponent}?"
+type = "likert"
+scale = 7
+[[questions.end]]
+id = "attention"
+text = "Choose 'Often'."
+type = "choice"
+options = ["Never", "Often"]
+expect = "Often"
+"""
+
+
+def write(tmp_path, text: str) -> str:
+    path = tmp_path / "study.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("bots = ['heuristic']\nplayer = 2", "player: unknown field (the fields here: blinding, bots,"),
+    ("bots = 'heuristic'", "bots: must be a list"),
+    ("bots = ['heuristic', 'heuristic']", "bots: names an entry twice"),
+    ("players = 5", "players: must be"),
+    ("games_per_person = 0", "games_per_person: must be at least 1"),
+    ("[consent]\nversion = ''", "consent.version: must be 1 to 64 characters"),
+    ("[consent]\ntext = 3", "consent.text: must be a string, not 3"),
+    ("[instructions]\npractice_games = 11", "instructions.practice_games: must be 0 to 10"),
+    ("[instructions]\ntutorial = 'yes'", "instructions.tutorial: must be true or false"),
+    ("[recruitment]\nid_parameter = 'PROLIFIC PID'", "is not a URL parameter name"),
+    ("[recruitment]\nredirect_url = 'app.prolific.com/x'", "recruitment.redirect_url: must be an http"),
+    ("[recruitment]\nredirect_url = 'https://x.org/?cc={code}'", "uses {code} but no completion_code"),
+    ("[recruitment]\ncompletion_code = 'a b'", "recruitment.completion_code: up to 64"),
+    ("[blinding]\nblind = true", "blinding.blind: unknown field"),
+    ("[[questions.middle]]\nid = 'x'", "questions.middle: unknown field"),
+    ("[[questions.before]]\nid = 'Age'\ntext = '?'\ntype = 'text'", "questions.before[0].id: each question"),
+    ("[[questions.before]]\nid = 'age'\ntext = '?'\ntype = 'slider'", "questions.before[0] (age).type: must be one of"),
+    ("[[questions.before]]\nid = 'a'\ntext = '?'\ntype = 'likert'\nscale = 12", "a Likert scale has 2 to 11 points"),
+    ("[[questions.before]]\nid = 'a'\ntext = '?'\ntype = 'text'\noptions = ['x']",
+     "(a).options: not a field of a text question"),
+    ("[[questions.end]]\nid = 'a'\ntext = '?'\ntype = 'choice'\noptions = ['x', 'y']\nexpect = 'z'",
+     "(a).expect: 'z' is not an answer to the question (choose one of: x, y)"),
+    ("[[questions.end]]\nid = 'a'\ntext = '?'\ntype = 'text'\n[[questions.end]]\nid = 'a'\ntext = '!'\ntype = 'text'",
+     "questions.end: the id 'a' is used twice"),
+    ("title = 'x'\ntitle = 'y'", "not valid TOML"),
+])
+def test_a_study_file_error_names_the_field_and_the_problem(tmp_path, text, fragment):
+    path = write(tmp_path, text)
+    with pytest.raises(StudyFileError) as e:
+        load_study_file(path)
+    assert str(e.value).startswith(path + ": ") and fragment in str(e.value), str(e.value)
+
+
+def test_the_command_line_reports_a_bad_study_file_in_one_line(tmp_path, capsys):
+    path = write(tmp_path, "[recruitment]\nredirect_url = 7")
+    rc = evaluate.main(["--serve", "--study", path, "--db", f"sqlite:///{tmp_path}/a.db",
+                        "--port", "0"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1
+    assert "recruitment.redirect_url: must be a string, not 7" in err
+    rc = evaluate.main(["--serve", "--study", str(tmp_path / "no.toml"), "--port", "0"])
+    assert rc == 2 and "cannot read the study file" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [tmp_path / "study.toml"]  # nothing made: no token file, no database
+
+
+def test_the_example_study_file_runs_and_every_field_is_documented():
+    fields = load_study_file(str(EXAMPLE))
+    study = Study(**fields, seed=1)
+    assert study.redirect() == "https://app.prolific.com/submissions/complete?cc=C1A2B3C4"
+    assert study.require_id and study.tutorial and study.practice_games == 1 and study.blind
+    assert [q["id"] for q in study.stage("after_game")] == ["skill", "humanlike", "enjoyment"]
+    doc = (ROOT / "docs" / "studies.md").read_text(encoding="utf-8")
+    from arena.study import _QUESTION_KEYS, _SECTIONS, _TOP
+    keys = set(_TOP) - set(_SECTIONS) - {"questions"}
+    keys |= {f"{s}.{k}" for s, ks in _SECTIONS.items() for k in ks} | set(_QUESTION_KEYS)
+    missing = [k for k in sorted(keys) if f"`{k}`" not in doc]
+    missing += [f"[{s}]" for s in _SECTIONS if f"### `[{s}]`" not in doc]
+    missing += [f"[[questions.{s}]]" for s in STAGES if f"`[[questions.{s}]]`" not in doc]
+    assert not missing, f"docs/studies.md does not document {missing}"
+
+
+def test_the_tutorial_deal_reaches_every_goal_by_following_the_coach():
+    n = simulate(TUTORIAL["seed"], TUTORIAL["bot"], TUTORIAL["seat"], TUTORIAL["players"])
+    assert n is not None and n <= 6
+
+
+@pytest.fixture
+def study_arena(tmp_path):
+    store = Store(f"sqlite:///{tmp_path}/arena.db")
+    study = arena_pkg.make_study(store, None, None, None, None, None,
+                                 arena_pkg.study_file(write(tmp_path, STUDY)))
+    a = Arena(study, store, BotPool(study.bot_specs(), inline=True), admin_token=ADMIN)
+    yield a
+    store.close()
+
+
+def finish(c, h, state, rng, seen: list) -> dict:
+    """Play to the end of a game, the coach's suggestion first where there is one."""
+    while not state["over"]:
+        tut = state.get("tutorial")
+        if tut and tut["done"]:
+            return state
+        suggest = tut["suggest"] if tut else None
+        action = suggest if suggest is not None else rng.choice(state["decision"]["choices"])["action"]
+        r = c.post(f"/api/games/{state['game']}/act", headers=h,
+                   json={"step": state["step"], "action": action, "think_ms": 1234})
+        assert r.status_code == 200, r.text
+        state = r.json()
+        seen.append(r.text)
+    return state
+
+
+def test_a_whole_study_from_a_recruitment_link_to_the_completion_code(study_arena):
+    rng = random.Random(0)
+    seen: list[str] = []  # every answer a participant's page got
+    with client(study_arena) as c:
+        assert c.post("/api/join", json={"pseudonym": "x", "consent": True}).status_code == 403
+        r = c.post("/api/enter", json={"params": {"STUDY_ID": "s1"}})
+        assert r.status_code == 422 and "PROLIFIC_PID" in r.json()["detail"]
+        params = {"PROLIFIC_PID": "5f00aa11bb22", "STUDY_ID": "s1", "SESSION_ID": "x9", "other": "no"}
+        entered = c.post("/api/enter", json={"params": params}).json()
+        h = {"Authorization": "Bearer " + entered["token"]}
+        assert entered["returning"] is False
+        me = lambda: c.get("/api/me", headers=h).json()  # noqa: E731
+        assert me()["step"] == {"step": "consent"}
+        assert c.post("/api/games", headers=h).status_code == 403
+        r = c.post("/api/consent", headers=h, json={"version": "v6"})
+        assert r.status_code == 409 and "consent text has changed" in r.json()["detail"]
+        assert c.post("/api/consent", headers=h, json={"version": "v7"}).status_code == 200
+        step = me()
+        assert step["step"] == {"step": "questions", "stage": "before", "game": 0}
+        assert [q["id"] for q in step["questions"]] == ["age"]
+        assert c.post("/api/games", headers=h).status_code == 409
+        for bad, why in (({"age": "17"}, "must be from 18 to 99"), ({"age": "old"}, "a whole number"),
+                         ({}, "an answer is needed"), ({"age": "30", "x": "1"}, "no question 'x'")):
+            r = c.post("/api/answers", headers=h, json={"stage": "before", "answers": bad})
+            assert r.status_code == 422 and why in r.json()["detail"], r.text
+        assert c.post("/api/answers", headers=h, json={"stage": "before", "answers": {"age": 30}}).status_code == 200
+        assert c.post("/api/answers", headers=h, json={"stage": "before", "answers": {"age": 30}}).status_code == 409
+        # the tutorial: the coach leads to every goal
+        assert me()["step"] == {"step": "tutorial", "game": None}
+        state = c.post("/api/games", headers=h).json()
+        assert state["kind"] == "tutorial" and [g["goal"] for g in state["tutorial"]["goals"]] == list(GOALS)
+        state = finish(c, h, state, rng, seen)
+        assert state["tutorial"]["done"] and all(g["done"] for g in state["tutorial"]["goals"])
+        # a device that comes back through the recruitment link lands on the same step
+        again = c.post("/api/enter", json={"params": {"PROLIFIC_PID": "5f00aa11bb22"}}).json()
+        h2 = {"Authorization": "Bearer " + again["token"]}
+        assert again["returning"] and again["token"] != entered["token"]
+        assert c.get("/api/me", headers=h2).json()["step"]["step"] == "practice"
+        practice = c.post("/api/games", headers=h2).json()
+        assert practice["kind"] == "practice" and practice["practice"] == {"number": 1, "of": 1}
+        assert all(p["who"] in ("you", "practice opponent") for p in practice["table"]["players"])
+        finish(c, h, practice, rng, seen)  # the first device plays it on
+        assert me()["step"] == {"step": "game", "game": None, "number": 1, "of": 1}
+        game = c.post("/api/games", headers=h).json()
+        assert game["kind"] == "game"
+        assert {p["who"] for p in game["table"]["players"]} == {"you", "Opponent A"}
+        seen.append(json.dumps(game))
+        game = finish(c, h, game, rng, seen)
+        step = me()
+        assert step["step"] == {"step": "questions", "stage": "after_game", "game": game["game"],
+                                "opponent": "Opponent A"}
+        assert c.post("/api/games", headers=h).status_code == 409
+        r = c.post("/api/answers", headers=h, json={"stage": "after_game", "game": game["game"],
+                                                    "answers": {"skill": "8"}})
+        assert r.status_code == 422 and "from 1 to 7" in r.json()["detail"]
+        assert c.post("/api/answers", headers=h, json={"stage": "after_game", "game": game["game"],
+                                                       "answers": {"skill": "6"}}).status_code == 200
+        step = me()
+        assert step["step"]["stage"] == "end" and "expect" not in step["questions"][0]
+        r = c.post("/api/answers", headers=h, json={"stage": "end", "answers": {"attention": "Never"}})
+        assert r.status_code == 200
+        done = me()
+        seen.append(json.dumps(done))
+        bot = study_arena.store.game(game["game"])["bot"]
+        assert done["step"] == {"step": "done", "code": "CODE42",
+                                "redirect": "https://app.prolific.com/submissions/complete?cc=CODE42",
+                                "reveal": {"Opponent A": bot}}
+        assert c.post("/api/games", headers=h).status_code == 409
+        # blinding: before the end, nothing a page got names a bot
+        assert not any("heuristic" in text for text in seen[:-1])
+        # one external id is one participant; another id is another one
+        other = c.post("/api/enter", json={"params": {"PROLIFIC_PID": "someone-else"}}).json()
+        assert other["returning"] is False
+        people = study_arena.store.all_participants()
+        assert len(people) == 2
+        p = people[0]
+        assert p["external_id"] == "5f00aa11bb22" and p["consent_version"] == "v7" and p["completed"]
+        assert p["params"] == {"STUDY_ID": "s1", "SESSION_ID": "x9"}  # only the parameters the study keeps
+
+        # the exports: every table as CSV, with the decisions' times
+        rows = {}
+        for name, (_, columns) in export.TABLES.items():
+            r = c.get(f"/api/admin/export/{name}.csv", headers=ADMIN_HEADERS)
+            assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+            table = list(csv.DictReader(io.StringIO(r.text)))
+            assert list(table[0]) == columns
+            rows[name] = table
+        kinds = [g["kind"] for g in rows["games"]]
+        assert kinds == ["tutorial", "practice", "game"]
+        scored = rows["games"][2]
+        assert scored["opponent"] == "Opponent A" and scored["bot"] == bot and scored["corrected"] != ""
+        mine = [d for d in rows["decisions"] if d["who"] == "human"]
+        assert len(mine) == sum(int(g["human_decisions"]) for g in rows["games"]) > 5
+        for d in mine:
+            assert d["think_ms"] == "1234" and d["shown"] <= d["answered"] and int(d["response_ms"]) >= 0
+            assert d["label"] and d["purpose"] and int(d["choices"]) >= 1
+        assert all(d["think_ms"] == "" for d in rows["decisions"] if d["who"] == "bot")
+        answers = {(a["stage"], a["question"]): a for a in rows["answers"]}
+        assert answers[("before", "age")]["answer"] == "30"
+        assert answers[("after_game", "skill")]["opponent"] == "Opponent A"
+        assert answers[("end", "attention")]["passed"] == "False"
+        person = rows["participants"][0]
+        assert person["completion_code"] == "CODE42" and person["attention_passed"] == "0"
+        # one game: a score, and no interval
+        assert person["games"] == "1" and person["score"] != "" and person["score_ci_low"] == ""
+        everything = c.get("/api/admin/export/study.json", headers=ADMIN_HEADERS).json()
+        assert len(everything["decisions"]) == len(rows["decisions"])
+        res = c.get("/api/admin/results", headers=ADMIN_HEADERS).json()
+        assert res["games_finished"] == 1 and len(res["answers"]) == 3  # practice and tutorial are not results
+
+        # withdrawal: everything of the person goes, a record stays
+        r = c.post(f"/api/admin/participants/{p['id']}/withdraw", headers=ADMIN_HEADERS)
+        assert r.status_code == 200 and r.json()["games"] == 3 and r.json()["answers"] == 3
+        assert c.get("/api/me", headers=h).status_code == 401
+        assert c.get("/api/me", headers=h2).status_code == 401
+        assert study_arena.store.games(kind=None) == [] and study_arena.store.answers() == []
+        assert [w["participant_id"] for w in study_arena.store.withdrawals()] == [p["id"]]
+        assert c.post(f"/api/admin/participants/{p['id']}/withdraw", headers=ADMIN_HEADERS).status_code == 404
+
+
+def test_a_lost_link_is_renewed_by_the_admin(tmp_path):
+    a = make_arena(f"sqlite:///{tmp_path}/arena.db")
+    with client(a) as c:
+        r = c.post("/api/join", json={"pseudonym": "ann", "consent": True}).json()
+        pid = a.store.participant_by_name("ann")["id"]
+        assert c.post(f"/api/admin/participants/{pid}/link").status_code == 403
+        new = c.post(f"/api/admin/participants/{pid}/link", headers=ADMIN_HEADERS).json()
+        for token in (r["token"], new["token"]):
+            assert c.get("/api/me", headers={"Authorization": "Bearer " + token}).json()["pseudonym"] == "ann"
+        assert c.post("/api/admin/participants/999/link", headers=ADMIN_HEADERS).status_code == 404
+    a.store.close()
+
+
+def test_request_bodies_have_a_size_limit(tmp_path):
+    a = make_arena(f"sqlite:///{tmp_path}/arena.db")
+    with client(a) as c:
+        big = b'{"pseudonym": "' + b"x" * 200_000 + b'", "consent": true}'
+        r = c.post("/api/join", content=big, headers={"Content-Type": "application/json"})
+        assert r.status_code == 413 and "too large" in r.json()["detail"]
+
+        def chunks():  # no Content-Length: counted as it arrives
+            for _ in range(100):
+                yield b"x" * 10_000
+        r = c.post("/api/join", content=chunks(), headers={"Content-Type": "application/json"})
+        assert r.status_code == 413
+        assert a.store.all_participants() == []
+        # a ledger import may be larger, and needs the admin token
+        text = "\n" * 200_000
+        assert c.post("/api/admin/import", content=text, headers=ADMIN_HEADERS).json()["imported"] == 0
+    a.store.close()
+
+
+def test_the_admin_token_stays_across_restarts(tmp_path, monkeypatch):
+    monkeypatch.delenv("ARENA_ADMIN_TOKEN", raising=False)
+    monkeypatch.delenv("ARENA_ADMIN_TOKEN_FILE", raising=False)
+    url = f"sqlite:///{tmp_path}/arena.db"
+    first = arena_pkg.admin_token(url)
+    assert arena_pkg.admin_token(url) == first and len(first) >= 32
+    path = Path(f"{tmp_path}/arena.db.admin-token")
+    assert path.read_text().strip() == first and path.stat().st_mode & 0o077 == 0
+    monkeypatch.setenv("ARENA_ADMIN_TOKEN_FILE", str(tmp_path / "token"))
+    (tmp_path / "token").write_text("a-token-from-a-file-0123\n")
+    assert arena_pkg.admin_token(url) == "a-token-from-a-file-0123"
+    monkeypatch.setenv("ARENA_ADMIN_TOKEN", "short")
+    with pytest.raises(arena_pkg.ArenaError, match="too short"):
+        arena_pkg.admin_token(url)
+    monkeypatch.setenv("ARENA_ADMIN_TOKEN", "an-admin-token-from-the-environment")
+    assert arena_pkg.admin_token(url) == "an-admin-token-from-the-environment"
+
+
+def test_a_port_in_use_stops_the_start_before_anything_else(tmp_path, capsys):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        rc = evaluate.main(["--serve", "--agents", "random", "--db", f"sqlite:///{tmp_path}/a.db",
+                            "--port", str(port)])
+    out = capsys.readouterr()
+    assert rc == 2 and f"cannot listen on 127.0.0.1:{port}" in out.err
+    assert "admin" not in out.out and not (tmp_path / "a.db").exists()  # no database opened
+
+
+def test_a_database_of_the_previous_version_gains_the_new_columns(tmp_path):
+    import sqlalchemy as sa
+    url = f"sqlite:///{tmp_path}/old.db"
+    old = sa.MetaData()
+    for t in meta.sorted_tables:
+        if t.name in ("study", "participants", "games", "actions"):
+            keep = {"external_id", "consent_version", "params", "completed", "kind", "shown", "think_ms"}
+            sa.Table(t.name, old, *[sa.Column(c.name, c.type, primary_key=c.primary_key)
+                                    for c in t.columns if c.name not in keep])
+    engine = sa.create_engine(url)
+    old.create_all(engine)
+    with engine.begin() as c:
+        c.execute(sa.text("INSERT INTO participants (id, token_hash, pseudonym, created, source) "
+                          "VALUES (1, 'h', 'ann', 'now', 'join')"))
+    engine.dispose()
+    store = Store(url)
+    assert store.participant_by_name("ann")["external_id"] is None
+    assert store.games(kind=None) == []
+    store.close()
