@@ -276,7 +276,10 @@ class _Reader:
             if not isinstance(c, list) or len(c) != 2:
                 _fail(path, f"must be [owner seat, card name], not {_r(c)}")
             s.canceled.append([self.seat(c[0], path + "[0]"), self.card(c[1], path + "[1]", "Hijinks")])
-        s.in_play = resolving + [k for _, k in s.canceled]
+        # the canceled copies first: the writer (Game.snapshot) lists as resolving what is left
+        # once the first copy of each canceled card is taken out, so a card both canceled and
+        # resolving (two copies of one Hijinks card) reads back as it was written
+        s.in_play = [k for _, k in s.canceled] + resolving
         max_limit = 1 + len(cs.all_cards())  # one more card per card of the set, at the very most
         for i, pl in enumerate(players):
             at = f"players[{i}]"

@@ -141,6 +141,23 @@ def test_fuzz_inputs_fails_the_run_on_an_invalid_mutant(monkeypatch, capsys):
     assert "invalid: 3 x a broken position" in capsys.readouterr().out
 
 
+def test_roundtrip_sample_saves_and_restores_every_position(monkeypatch, capsys):
+    # seeds 104100-104159 hold game 104123, whose fourth decision is a position that once did
+    # not restore (a card both canceled and resolving); the benchmark plays 100,000 games
+    assert run_script("roundtrip.py", ["--games", "60", "--first", "104100"], monkeypatch) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^60 games, [\d,]+ positions saved and restored, 0 failures", out, re.M)
+
+
+def test_roundtrip_fails_the_run_on_a_position_that_does_not_restore(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCH))
+    import roundtrip
+    monkeypatch.setattr(roundtrip.Game, "from_snapshot", classmethod(lambda cls, d, **k: cls(2, seed=99)))
+    assert roundtrip.main(["--games", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "seed 0, 2 players, decision 0: the snapshots differ" in out and "2 failures" in out
+
+
 def test_core_instructions_children_play_the_games_they_count(monkeypatch):
     """The instruction counts are differences between a run of N games and one of none: each
     child must play exactly what it is asked (valgrind itself is not needed for this)."""

@@ -1,7 +1,9 @@
 """Snapshots (architecture.md): the required fields, card conservation, exact restore, pending
 decision re-derived from the stack, clone and replay; and the position builder itself."""
 
+import copy
 import json
+import pickle
 import random
 from collections import Counter
 
@@ -147,6 +149,28 @@ def test_known_top_survives_a_restore():
     d = json.loads(json.dumps(g.snapshot()))
     assert d["players"][0]["known_top"] == ["Dragon Nap", "Gold Chalice", "Tribute"]
     assert Game.from_snapshot(d).snapshot()["players"][0]["known_top"] == d["players"][0]["known_top"]
+
+
+def test_a_card_both_canceled_and_resolving_survives_a_restore_and_a_pickle():
+    # Dragon Nap, Shadow Veil crashing it and Eclipse crashing that resolve, while a second
+    # Shadow Veil, which lost the contest, waits canceled: the restore once read the canceled
+    # copy back after Eclipse and wrote the resolving cards in another order
+    g = Game(4, seed=32576)
+    for a in [0, 9, 9, 20, 0]:
+        g.apply(a)
+    d = g.snapshot()
+    assert d["in_play"] == {"resolving": ["Dragon Nap", "Shadow Veil", "Eclipse"],
+                            "canceled": [[3, "Shadow Veil"]]}
+    copies = [Game.from_snapshot(json.loads(json.dumps(d))), pickle.loads(pickle.dumps(g)),
+              copy.deepcopy(g)]
+    for h in copies:
+        assert h.snapshot() == d
+    rng = random.Random(0)
+    while not g.is_over:
+        a = rng.choice(g.legal_actions())
+        for x in (g, *copies):
+            x.apply(a)
+    assert all(h.snapshot() == g.snapshot() for h in copies)
 
 
 def test_clone_is_exact_and_independent():
