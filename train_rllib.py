@@ -148,12 +148,13 @@ def main(argv=None) -> int:
     import ray
 
     from training.rllib_env import frozen_modules
-    from training.rllib_train import build, export_policy, measure_sampling, refresh_snapshot, runner_nodes
+    from training.rllib_train import (build, build_config, export_policy, measure_sampling, refresh_snapshot,
+                                      runner_nodes)
 
     if not ray.is_initialized():
         ray.init(address=args.address, num_cpus=None if args.address else args.num_cpus,
                  include_dashboard=False, configure_logging=False)
-    algo = build(args, agents)
+    algo = build(args, build_config(args, agents))
     try:
         if args.resume:
             try:

@@ -162,3 +162,15 @@ def test_bad_arguments_get_one_line(capsys):
     with pytest.raises(SystemExit):
         train_rllib.parse_args(["--iterations", "0"])
     assert "--iterations must be at least 1" in capsys.readouterr().err
+
+
+def test_the_throughput_benchmark_measures_the_env_beside_its_peer(monkeypatch, capsys):
+    import runpy
+    bench = ROOT / "benchmarks" / "rllib_throughput.py"
+    monkeypatch.setattr(sys, "argv", [str(bench), "--settings", "0x2", "--steps", "60", "--num-cpus", "1"])
+    with pytest.raises(SystemExit) as e:
+        runpy.run_path(str(bench), run_name="__main__")
+    assert e.value.code == 0
+    row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 0 x 2 |")]
+    havok, peer, ratio = (float(v.replace(",", "")) for v in row[0].strip("| ").split(" | ")[1:])
+    assert havok > 0 and peer > 0 and ratio == pytest.approx(havok / peer, rel=0.02, abs=0.01)

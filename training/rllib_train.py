@@ -2,7 +2,7 @@
 policy's export as a model of :mod:`agents.policy`, and where the env runners are.
 
 Nothing an env runner or learner runs needs a file beside the installed package: the opponents'
-models are loaded in the driver and read from Ray's object store (:func:`build`), the snapshots
+models are loaded in the driver and read from Ray's object store (:func:`build_config`), the snapshots
 travel as module state through the object store too (:func:`refresh_snapshot`), and the
 functions the runners call live in this package.
 """
@@ -25,25 +25,34 @@ def use_torch_threads(threads: int, **_callback_args) -> None:
         torch.set_num_threads(threads)
 
 
-def build_config(args, agents: dict):
-    """RLlib's PPO config for the parsed command line; ``agents``: the opponents loaded in the
-    driver (:func:`training.rllib_env.load_opponents`), or a Ray object reference to them."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+def module_spec(hidden):
+    """One policy's RLlib module: actor and critic MLPs of ``hidden`` (tanh), illegal actions masked."""
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
+    return RLModuleSpec(module_class=ActionMaskingTorchRLModule,
+                        model_config={"fcnet_hiddens": list(hidden), "fcnet_activation": "tanh",
+                                      "head_fcnet_hiddens": []})
+
+
+def build_config(args, agents: dict):
+    """RLlib's PPO config for the parsed command line (Ray running); ``agents``: the opponents
+    loaded in the driver (:func:`training.rllib_env.load_opponents`). They go into Ray's object
+    store once, and the config holds the reference, which keeps them there for the runners that Ray
+    starts again (as an env runner's own argument, a large object is freed once it has started)."""
+    import ray
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
     frozen = frozen_modules(args.snapshots)
-    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                          model_config={"fcnet_hiddens": list(args.hidden), "fcnet_activation": "tanh",
-                                        "head_fcnet_hiddens": []})
+    module = module_spec(args.hidden)
     threads = args.torch_threads
     return (
         PPOConfig()
         # RLlib's env check steps random actions, ignoring the mask, which the env refuses
         .environment(HavokMultiAgentEnv, env_config={"players": args.players, "opponents": args.opponents,
                                                      "dragon": None if args.dragon == "any" else args.dragon,
-                                                     "agents": agents},
+                                                     "agents": ray.put(agents)},
                      disable_env_checking=True)
         .framework("torch")
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
@@ -60,16 +69,12 @@ def build_config(args, agents: dict):
     )
 
 
-def build(args, agents: dict):
-    """The algorithm, with torch's threads capped in the driver (the local learner, when
-    ``--num-learners`` is 0) and in every learner. The opponents ``agents`` go into Ray's object
-    store once; the config holds the reference, which keeps them there for the runners that Ray
-    starts again (as an env runner's own argument, a large object would be freed once it started)."""
-    import ray
-
+def build(args, config):
+    """The algorithm of ``config``, with torch's threads capped at ``args.torch_threads`` in the
+    driver (the local learner, when ``--num-learners`` is 0) and in every learner."""
     threads = args.torch_threads
     use_torch_threads(threads)
-    algo = build_config(args, ray.put(agents)).build_algo()
+    algo = config.build_algo()
     if algo.learner_group.is_remote:
         algo.learner_group.foreach_learner(lambda learner: use_torch_threads(threads))
     return algo
