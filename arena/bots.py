@@ -25,6 +25,7 @@ from agents import make_agent
 from agents.runner import agent_seed
 from havok_env.engine import Game
 from havok_env.observe import Observer
+from havok_env.play import play_known
 from havok_env.view import SeatView
 from training.parallel import leave_interrupts_to_parent, signals_blocked
 
@@ -62,12 +63,9 @@ class _Session:
             self.actions.append(a)
 
     def play(self) -> list[int]:
-        out = []
-        while not self.game.is_over and self.game.to_act != self.human:
-            a = self._ask(self.game.to_act)
-            self.game.apply(a)
-            self.actions.append(a)
-            out.append(a)
+        """The bots' moves up to the person's next decision or the end of the game."""
+        out = play_known(self.game, self.agents, self.observer, self.views)
+        self.actions += out
         return out
 
 

@@ -38,8 +38,9 @@ from gymnasium import spaces
 
 from .cards import default_cards
 from .constants import PLAYER_COUNTS, WIN_SCORE, is_player_count
-from .engine import ActionLayout, ConfigError, Game
+from .engine import SEED_MAX, ActionLayout, ConfigError, Game, check_seed
 from .observe import Observer
+from .play import play_known
 from .version import ENV_VERSION  # noqa: F401  (the environment's version, for the view's users)
 from .view import SeatView
 
@@ -155,7 +156,8 @@ class SingleAgentEnv(gym.Env):
     # -- gymnasium API ---------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
+        # the seeds a game takes (engine.check_seed), each as the game's generator takes it
+        super().reset(seed=None if seed is None else check_seed(seed) & SEED_MAX)
         # A game that ends before the learner's first decision (rare) has nothing to learn from:
         # deal another one.
         for _ in range(1000):
@@ -230,13 +232,7 @@ class SingleAgentEnv(gym.Env):
     # -- internals -----------------------------------------------------------------------------
 
     def _play_opponents(self) -> None:
-        game, me, observer = self.game, self.seat, self.observer
-        while not game.is_over:
-            q = game.s.pending["player"]
-            if q == me:
-                return
-            obs, mask = observer.observe(game, q)
-            game.apply(int(self._agent_of[q].act(obs, mask, self._views[q])))
+        play_known(self.game, self._agent_of, self.observer, self._views)  # up to the learner's turn
 
     def _lead(self) -> float:
         """The learner's score minus the best opponent's, / WIN_SCORE (the shaping potential)."""

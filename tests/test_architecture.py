@@ -44,16 +44,13 @@ OTHER_LOOPS = {
     # the fingerprint's own reference loop (its seeds are its own), so that it checks play_game
     # rather than trusting it
     "benchmarks/fingerprint.py",
-    # a live game against a person, played a few bot moves per request
-    "arena/bots.py",
-    # the single-agent env plays the opponents between the learner's steps (seeded by the env)
-    "havok_env/wrappers.py",
-    # RLlib's multi-agent env, likewise: bots play between the RLlib-played seats' steps
-    "training/rllib_env.py",
+    # the one loop of the games that stop for somebody else's decision: the single-agent env's
+    # learner, RLlib's seats, the arena's person (the bots play between their decisions)
+    "havok_env/play.py",
 }
 
 
-def test_play_game_is_the_one_loop_of_agents():
+def test_play_game_and_play_known_are_the_loops_of_agents():
     loops = {name for name, path in sources()
              if re.search(r"while not [\w.]+\.is_over", read(path)) and ".act(" in read(path)}
     assert loops == {"agents/runner.py"} | OTHER_LOOPS

@@ -210,3 +210,30 @@ def test_optional_shaping_adds_the_change_of_lead_and_keeps_the_game_reward_in_i
         lead = (s[seat] - s[1 - seat]) / 15.0
         assert total == pytest.approx(info["reward"] + 0.5 * (lead - lead0))
         assert info["reward"] in (-1.0, 0.0, 1.0)
+
+
+def test_play_known_plays_the_known_seats_and_stops_for_the_others():
+    from agents.heuristic import HeuristicAgent
+    from havok_env.engine import Game
+    from havok_env.observe import Observer
+    from havok_env.play import play_known
+    from havok_env.view import SeatView
+
+    for seed in range(20):
+        g = Game(3, seed=seed)
+        observer, views = Observer(g.cards), [SeatView(g, q) for q in range(3)]
+        bots = {1: HeuristicAgent(), 2: HeuristicAgent()}
+        for q, bot in bots.items():
+            bot.reset(q, 3, seed=seed)
+        actions = []
+        while True:
+            played = play_known(g, bots, observer, views)
+            actions += played
+            assert g.is_over or g.to_act == 0  # stopped for the seat nobody here plays
+            if g.is_over:
+                break
+            a = g.legal_actions()[0]
+            g.apply(a)
+            actions.append(a)
+        # the actions it returned are the game's: a replay of them ends where it ended
+        assert Game.replay(g.record(actions)).result == g.result

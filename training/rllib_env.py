@@ -36,6 +36,7 @@ from havok_env.cards import default_cards
 from havok_env.constants import PLAYER_COUNTS, is_player_count
 from havok_env.engine import ActionLayout, ConfigError, Game
 from havok_env.observe import Observer
+from havok_env.play import play_known
 from havok_env.view import SeatView
 
 LEARNER = "learner"
@@ -131,18 +132,12 @@ class HavokMultiAgentEnv(MultiAgentEnv):
                 bot.reset(q, n, seed=rng.getrandbits(63))
                 self._views[q] = SeatView(self.game, q)
         self.agents = [a for a in self._player.values() if isinstance(a, str)]
+        self._bots_at = {q: bot for q, bot in self._player.items() if not isinstance(bot, str)}
         self._played = set()
         self._play_bots()
 
     def _play_bots(self):
-        game = self.game
-        while not game.is_over:
-            q = game.to_act
-            bot = self._player[q]
-            if isinstance(bot, str):
-                return
-            obs, mask = self.observer.observe(game, q)
-            game.apply(int(bot.act(obs, mask, self._views[q])))
+        play_known(self.game, self._bots_at, self.observer, self._views)  # up to an RLlib seat's turn
 
     def _obs(self):
         q = self.game.to_act
