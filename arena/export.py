@@ -9,8 +9,10 @@
   purpose and number of choices, the action and its label, when the decision was shown (the
   server's time it was sent; a bot's: when the move before it was stored), when it was answered
   (stored), the server's response time between the two and, for a person's decisions, the time
-  the page showed the buttons before the click (``think_ms``, measured in the browser). The bots'
-  policy probabilities are not recorded.
+  the page showed the buttons before the click (``think_ms``, measured in the browser). Where the
+  bot is a trained policy, its probability of each legal action (``bot_policy``, a softmax of its
+  logits over the legal actions, recomputed from the replayed observation) and of the one it took
+  (``bot_probability``); search and rule-based bots have none.
 * ``answers``: one row per questionnaire answer, with the attention check's expected answer and
   whether it was given.
 
@@ -25,7 +27,10 @@ import datetime as _dt
 import io
 import json
 
+import numpy as np
+
 from havok_env.engine import Game
+from havok_env.observe import Observer
 from havok_env.view import SeatView
 from training.stats import mean_ci
 
@@ -43,7 +48,8 @@ GAME_COLUMNS = [
     "turns", "decisions", "human_decisions", "created", "finished", "source"]
 DECISION_COLUMNS = [
     "game", "kind", "participant_id", "external_id", "bot", "index", "seat", "who", "purpose",
-    "choices", "action", "label", "shown", "answered", "response_ms", "think_ms"]
+    "choices", "action", "label", "shown", "answered", "response_ms", "think_ms", "bot_probability",
+    "bot_policy"]
 ANSWER_COLUMNS = [
     "participant_id", "pseudonym", "external_id", "stage", "game", "opponent", "bot", "question",
     "text", "type", "answer", "attention_check", "passed", "at"]
@@ -100,9 +106,35 @@ def game_rows(store, study: Study) -> list[dict]:
     return rows
 
 
+class _Policies:
+    """The trained-policy bots of the export (built once each), and their action probabilities."""
+
+    def __init__(self):
+        self.agents: dict[str, object] = {}
+        self.observers: dict[int, Observer] = {}
+
+    def probabilities(self, spec: str, game: Game, seat: int) -> dict[int, float] | None:
+        from agents import make_agent
+        from agents.policy import is_model_spec
+
+        if not is_model_spec(spec):
+            return None
+        if spec not in self.agents:
+            self.agents[spec] = make_agent(spec)
+        agent = self.agents[spec]
+        observer = self.observers.setdefault(id(game.cards), Observer(game.cards))
+        obs, mask = observer.observe(game, seat)
+        legal = np.flatnonzero(mask)
+        z = np.asarray(agent.logits(obs), dtype=np.float64)[legal]
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        return {int(a): round(float(x), 6) for a, x in zip(legal, p)}
+
+
 def decision_rows(store, study: Study) -> list[dict]:
     people = _by_participant(store)
     games = {g["id"]: g for g in store.games(kind=None)}
+    policies = _Policies()
     rows: list[dict] = []
     replay: Game | None = None
     prev_at = None
@@ -118,12 +150,15 @@ def decision_rows(store, study: Study) -> list[dict]:
         label = SeatView(replay, seat).action_label(d["action"])
         human = seat == g["human_seat"]
         shown = (d["shown"] or prev_at) if human else prev_at
+        probs = None if human else policies.probabilities(g["bot"], replay, seat)
         rows.append({"game": g["id"], "kind": g["kind"], "participant_id": g["participant_id"],
                      "external_id": people.get(g["participant_id"], {}).get("external_id"),
                      "bot": g["bot"], "index": d["idx"], "seat": seat, "who": "human" if human else "bot",
                      "purpose": pending["purpose"], "choices": len(pending["choices"]),
                      "action": d["action"], "label": label, "shown": shown, "answered": d["at"],
-                     "response_ms": _ms(shown, d["at"]), "think_ms": d["think_ms"] if human else None})
+                     "response_ms": _ms(shown, d["at"]), "think_ms": d["think_ms"] if human else None,
+                     "bot_probability": None if probs is None else probs.get(d["action"], 0.0),
+                     "bot_policy": None if probs is None else json.dumps(probs, separators=(",", ":"))})
         replay.apply(d["action"])
         prev_at = d["at"]
     return rows

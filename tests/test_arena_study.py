@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena_util import ADMIN, ADMIN_HEADERS, ROOT, client, make_arena
+from arena_util import ADMIN, ADMIN_HEADERS, ROOT, client, join, make_arena, play
 
 import arena as arena_pkg
 import evaluate
@@ -366,3 +366,22 @@ def test_a_database_of_the_previous_version_gains_the_new_columns(tmp_path):
     assert store.participant_by_name("ann")["external_id"] is None
     assert store.games(kind=None) == []
     store.close()
+
+
+def test_the_decisions_export_has_a_trained_bots_probabilities(tmp_path):
+    a = make_arena(f"sqlite:///{tmp_path}/arena.db", agents=("pretrained:fire", "heuristic"), games=2)
+    with client(a) as c:
+        h = join(c, "ann")
+        for _ in range(2):
+            play(c, h, c.post("/api/games", headers=h).json(), random.Random(2))
+        text = c.get("/api/admin/export/decisions.csv", headers=ADMIN_HEADERS).text
+    rows = list(csv.DictReader(io.StringIO(text)))
+    a.store.close()
+    bots = {r["bot"]: [d for d in rows if d["bot"] == r["bot"] and d["who"] == "bot"] for r in rows}
+    assert bots["pretrained:fire"] and bots["heuristic"]
+    for d in bots["pretrained:fire"]:
+        probs = {int(k): v for k, v in json.loads(d["bot_policy"]).items()}
+        assert len(probs) == int(d["choices"]) and abs(sum(probs.values()) - 1) < 1e-4
+        # the shipped policy plays deterministically: the action it took is its most probable one
+        assert float(d["bot_probability"]) == probs[int(d["action"])] == max(probs.values())
+    assert all(d["bot_policy"] == "" and d["bot_probability"] == "" for d in bots["heuristic"])
