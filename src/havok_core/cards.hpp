@@ -41,7 +41,8 @@ enum Victim : int { V_OPPONENT, V_RICHER, V_RICHEST, V_YOU, V_RIGHT };
 constexpr int N_TYPES = 12;
 extern const char* const TYPE_NAMES[N_TYPES];
 
-// One primitive with its parameters; absent parameters hold the defaults the Python engine used.
+// One primitive with its parameters; absent parameters hold their defaults (OP_PARAMS in
+// havok_env/cards.py).
 struct Op {
     int code = 0;
     int max_value = ANY;

@@ -1,4 +1,5 @@
-// The effect primitives that card data is written in (havok_env/effects.py's design): each
+// The effect primitives that card data is written in (OP_PARAMS in havok_env/cards.py names
+// them and their parameters; OP_NAMES in cards.cpp matches it): each
 // returns DONE, WAIT (after asking a question) or CONTINUE (after pushing a frame to resolve
 // first). Targeted primitives choose their targets first; for a card or ability that happens
 // before the crash window opens on it. ``fi`` is the index of the frame resolving the effect.

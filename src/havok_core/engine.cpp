@@ -1,6 +1,6 @@
 // The decision machine: turns, Havok flips, uses of cards and abilities, crash windows.
-// Every function mirrors the Python engine's of the same name (havok_env/engine.py at the time
-// of the port), so that games are the same byte for byte; docs/rules.md has the rulings.
+// A game is fixed by its seed and its actions, byte for byte (tests/rules_fingerprint.py holds
+// seeded games to a stored fingerprint); docs/rules.md has the rulings.
 #include "engine.hpp"
 
 #include <algorithm>

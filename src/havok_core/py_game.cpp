@@ -409,7 +409,7 @@ void bind_game(nb::module_& m) {
                 throw CoreError("observation buffers of the wrong size");
             havok::observe(g, L.layout, seat, obs.data(), mask.data());
         }, "Write seat's observation and action mask into the given arrays.")
-        // the state, field by field (the Python engine's GameState attributes)
+        // the state, field by field (what havok_env/state.py's GameState reads)
         .def_prop_ro("num_players", [](const PyGame& self) { return self.g->state().n; })
         .def_prop_ro("dragons", [](const PyGame& self) { return self.g->state().dragons; })
         .def_prop_ro("rng", [](const PyGame& self) { return self.g->state().rng; })

@@ -1,7 +1,6 @@
 // The Python binding (nanobind): card tables in, games out. Card data arrives as the plain
-// tables havok_env/engine.py builds from a validated CardSet; positions arrive and leave as the
-// Python engine's plain-data form (card kinds as ints, frames as dicts), so snapshots keep
-// their shape. Every bad value raises CoreError (a ValueError) or TypeError, never a crash.
+// tables havok_env/engine.py builds from a validated CardSet; positions arrive and leave in the
+// snapshots' plain-data form (card kinds as ints, frames as dicts, havok_env/snapshot.py). Every bad value raises CoreError (a ValueError) or TypeError, never a crash.
 //
 // This file is the module: its constants and names, then each area's bindings (py_bind.hpp), in
 // files of their own so that each can be read in one sitting: plain data in and out (py_data),

@@ -1,7 +1,7 @@
 // The game state: plain data (card kinds as ints, decks top first), copied by value for clones.
 // The engine's work in progress is a stack of frames (a turn, a flipped Havok card, a card or
-// ability being used, a crash window) in the same form as the Python engine's dict frames, so
-// that snapshots keep their shape. Optional fields hold ABSENT (or NONE for Python's None).
+// ability being used, a crash window); a snapshot (havok_env/snapshot.py) holds each frame as a
+// dict of the same fields. Optional fields hold ABSENT (or NONE where a snapshot holds None).
 #pragma once
 #include <algorithm>
 #include <array>
@@ -121,7 +121,7 @@ inline void copy_short(Cards& dst, const Cards& src) {
 // new object's, so that reset() assigns that base anew and clears the lists, and a field added
 // to the base is reset with the rest.
 
-// What a crash window is about (the Python engine's "trig" dict).
+// What a crash window is about (a pending crash decision's context["trigger"] dict).
 struct TriggerFields {
     int on = ON_EVENT;
     int frame = 0;      // the frame that opened the window
