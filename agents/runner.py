@@ -4,13 +4,15 @@ Tournaments (``evaluation.tournament``), train.py's evaluation, the imitation-le
 the benchmarks all play their games with :func:`play_game`; what they need to see of each decision
 they get from its ``on_decision`` hook.
 
-The seeds of the games between agents live here too: a tournament's deals (:func:`deal_seeds`)
-and the seed each agent is reset with (:func:`agent_seed`; the arena's live games use it too),
-so the same game seed plays the same game wherever it is played.
+The seeds of the games between agents live here too: a tournament's deals (:func:`deal_seeds`),
+an arena study's games (:func:`study_seed`) and the seed each agent is reset with
+(:func:`agent_seed`; the arena's live games use it too), so the same game seed plays the same game
+wherever it is played.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 
 from havok_env.engine import Game
@@ -38,6 +40,14 @@ def deal_seeds(seed: int, deals: int) -> list[int]:
     """The game seeds of a tournament's first ``deals`` deals, fixed by its seed."""
     rng = random.Random(seed)
     return [rng.getrandbits(63) for _ in range(deals)]
+
+
+def study_seed(seed: int, *place) -> int:
+    """The game seed of one game of an arena study: 63 bits of a hash of the study's ``seed`` and
+    the game's ``place`` in it (a deal number; ``"practice", n``), so that a study can deal any
+    of its games without the ones before it."""
+    key = "/".join(str(x) for x in ("havok-arena", seed, *place))
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1
 
 
 def play_game(agents: list, seed: int, dragons=None, log: bool = False, cards=None,

@@ -16,11 +16,11 @@ each new game gets.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import string
 from dataclasses import asdict, dataclass, field
 
+from agents.runner import study_seed
 from havok_env.cards import tomllib
 from havok_env.constants import PLAYER_COUNTS, is_player_count
 
@@ -347,16 +347,14 @@ def opponent_names(study: "Study", games: list[dict]) -> dict[str, str]:
     return names
 
 
-def deal_seed(study_seed: int, deal: int) -> int:
+def deal_seed(seed: int, deal: int) -> int:
     """The game seed of deal number ``deal``: 63 bits, fixed by the study seed."""
-    digest = hashlib.sha256(f"havok-arena/{study_seed}/{deal}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return study_seed(seed, deal)
 
 
-def practice_seed(study_seed: int, n: int) -> int:
+def practice_seed(seed: int, n: int) -> int:
     """The game seed of a participant's practice game ``n``: deals no scored game uses."""
-    digest = hashlib.sha256(f"havok-arena/{study_seed}/practice/{n}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return study_seed(seed, "practice", n)
 
 
 def slot_position(slot: int, players: int) -> tuple[int, int]:

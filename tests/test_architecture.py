@@ -56,9 +56,11 @@ def test_play_game_and_play_known_are_the_loops_of_agents():
     assert loops == {"agents/runner.py"} | OTHER_LOOPS
 
 
-def test_the_agent_seed_formula_lives_in_the_runner():
-    copies = {name for name, path in sources() if "1_000_003" in read(path)}
-    assert copies == {"agents/runner.py"}
+def test_the_seed_formulas_live_in_the_runner():
+    # the agent seed and the arena study's hashed game seeds
+    for mark in ("1_000_003", "havok-arena"):
+        copies = {name for name, path in sources() if mark in read(path)}
+        assert copies == {"agents/runner.py"}, mark
 
 
 def test_imports_run_one_way():
