@@ -145,15 +145,23 @@ def main(argv=None) -> int:
     except (AgentSpecError, ConfigError) as e:
         return fail(str(e))
 
+    if args.learner_gpus and not args.num_learners:
+        import torch
+        if not torch.cuda.is_available():
+            return fail("--learner-gpus with --num-learners 0 trains on this machine's GPU, and torch sees none")
     import ray
 
     from training.rllib_env import frozen_modules
     from training.rllib_train import (build, build_config, export_policy, measure_sampling, refresh_snapshot,
-                                      runner_nodes)
+                                      runner_nodes, shortfall)
 
-    if not ray.is_initialized():
-        ray.init(address=args.address, num_cpus=None if args.address else args.num_cpus,
+    if not ray.is_initialized():  # without --address a Ray of its own, never one found running on the machine
+        ray.init(address=args.address or "local", num_cpus=None if args.address else args.num_cpus,
                  include_dashboard=False, configure_logging=False)
+    for line in shortfall(args, ray.cluster_resources()):
+        if not args.address:  # nothing will join a Ray of its own: the run would wait for ever
+            return fail(f"{line}; lower them, or raise --num-cpus")
+        print(f"train_rllib.py: warning: {line} now; the run waits until the cluster has them", file=sys.stderr)
     algo = build(args, build_config(args, agents))
     try:
         if args.resume:

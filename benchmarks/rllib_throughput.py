@@ -142,7 +142,7 @@ def main(argv=None) -> int:
         p.error("--settings are RxE: env runners (0 or more) x envs per runner (1 or more), e.g. 1x64")
 
     import ray
-    ray.init(num_cpus=args.num_cpus, include_dashboard=False, configure_logging=False)
+    ray.init(address="local", num_cpus=args.num_cpus, include_dashboard=False, configure_logging=False)
     print(f"load average before: {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs; ray {ray.__version__}; "
           f"torch's default threads {TORCH_DEFAULT_THREADS}", flush=True)
     rows = []

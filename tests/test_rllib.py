@@ -16,6 +16,7 @@ pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed (pip install
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import train_rllib  # noqa: E402
+from training.rllib_train import shortfall  # noqa: E402
 
 from agents import AgentSpecError, make_agent, play_game  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
@@ -96,15 +97,19 @@ def test_a_cluster_run_with_an_opponent_only_the_driver_has_trains_resumes_and_e
     """A head that runs nothing but the driver and a second node with the env runner, on this
     machine; the opponent's model is in the driver's directory alone."""
     import shutil
+    import tempfile
 
     import ray
     from ray.cluster_utils import Cluster
 
     from agents.policy import PRETRAINED_DIR
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    # a directory of its own (short: Ray's sockets live in it), so that no other Ray on the machine
+    # finds this cluster as "the running one"
+    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "temp_dir": temp})
     try:
-        worker = cluster.add_node(num_cpus=2)
+        worker = cluster.add_node(num_cpus=2, temp_dir=temp)
         cluster.wait_for_nodes()
         driver = tmp_path / "driver"
         driver.mkdir()
@@ -140,6 +145,7 @@ def test_a_cluster_run_with_an_opponent_only_the_driver_has_trains_resumes_and_e
     finally:
         ray.shutdown()
         cluster.shutdown()
+        shutil.rmtree(temp, ignore_errors=True)
     # the exported policy is RLlib's network: the same logits as the checkpoint's module
     import torch
     from ray.rllib.core.rl_module.rl_module import RLModule
@@ -158,10 +164,32 @@ def test_a_cluster_run_with_an_opponent_only_the_driver_has_trains_resumes_and_e
         make_agent(f"rllib:{tmp_path}")
 
 
+def test_a_run_that_reserves_more_than_ray_has_is_told_so(capsys):
+    args = train_rllib.parse_args(["--num-env-runners", "3", "--num-learners", "1"])
+    assert shortfall(args, {"CPU": 4.0}) == []
+    assert shortfall(args, {"CPU": 3.0}) == [
+        "the run reserves 4 CPUs (--num-env-runners, --num-learners x --torch-threads) and Ray has 3"]
+    args = train_rllib.parse_args(["--num-learners", "2", "--learner-gpus", "0.5", "--torch-threads", "2"])
+    assert shortfall(args, {"CPU": 2.0}) == [
+        "the run reserves 1 GPUs (--num-learners x --learner-gpus) and Ray has 0"]
+    import ray
+    try:  # a Ray of its own has no more to give: one line, before anything is built
+        assert train_rllib.main(["--num-cpus", "1", "--num-env-runners", "2", "--iterations", "1"]) == 2
+    finally:
+        ray.shutdown()
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "train_rllib.py: error: the run reserves 2 CPUs (--num-env-runners, --num-learners x --torch-threads) "
+        "and Ray has 1; lower them, or raise --num-cpus")
+
+
 def test_bad_arguments_get_one_line(capsys):
-    with pytest.raises(SystemExit):
-        train_rllib.parse_args(["--iterations", "0"])
-    assert "--iterations must be at least 1" in capsys.readouterr().err
+    for args, message in ((["--iterations", "0"], "--iterations must be at least 1"),
+                          (["--torch-threads", "0"], "--torch-threads must be at least 1"),
+                          (["--num-learners", "-1"], "--num-learners must be at least 0"),
+                          (["--learner-gpus", "nan"], "--learner-gpus must be at least 0")):
+        with pytest.raises(SystemExit):
+            train_rllib.parse_args(args)
+        assert message in capsys.readouterr().err
 
 
 def test_the_throughput_benchmark_measures_the_env_beside_its_peer(monkeypatch, capsys):

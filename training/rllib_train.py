@@ -69,6 +69,21 @@ def build_config(args, agents: dict):
     )
 
 
+def shortfall(args, resources: dict) -> list[str]:
+    """What the run reserves beyond ``resources`` (Ray's ``cluster_resources()``), one line each:
+    ``--torch-threads`` CPUs per env runner and per CPU learner, ``--learner-gpus`` per learner
+    (the driver's learner, with ``--num-learners 0``, reserves nothing)."""
+    cpus = args.torch_threads * (args.num_env_runners + (args.num_learners if args.learner_gpus == 0 else 0))
+    gpus = args.learner_gpus * args.num_learners
+    short = []
+    for need, kind, what in ((cpus, "CPU", "--num-env-runners, --num-learners x --torch-threads"),
+                             (gpus, "GPU", "--num-learners x --learner-gpus")):
+        have = resources.get(kind, 0)
+        if need > have:
+            short.append(f"the run reserves {need:g} {kind}s ({what}) and Ray has {have:g}")
+    return short
+
+
 def build(args, config):
     """The algorithm of ``config``, with torch's threads capped at ``args.torch_threads`` in the
     driver (the local learner, when ``--num-learners`` is 0) and in every learner."""
