@@ -147,11 +147,9 @@ def check_database(db: str, people: dict) -> dict:
     for row in rows:
         acts = actions.get(row["id"], [])
         try:
-            g = Game(seed=row["seed"], **row["options"])
             human = 0
-            for a in acts:
-                human += g.to_act == row["human_seat"]
-                g.apply(a)
+            for g, a in Game.positions({"seed": row["seed"], "options": row["options"], "actions": acts}):
+                human += a is not None and g.to_act == row["human_seat"]
         except Exception as e:  # noqa: BLE001 - a game that fails to replay is what it reports
             problems.append(f"game {row['id']} does not replay: {e}")
             continue
