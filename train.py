@@ -623,6 +623,7 @@ def run(args) -> dict:
                 save(self.model, os.path.join(ckpt_dir, f"step_{self.model.num_timesteps}"))
 
         def run_eval(self, log=True):
+            state["evaluated_updates"] = self.model._n_updates
             learner = PolicyAgent(sb3_model.tensors(self.model.policy), sb3_model.record(self.model, meta))
             results = [periodic_eval(learner, spec) for spec in cfg["eval_opponents"]]
             ts = self.model.num_timesteps
@@ -677,7 +678,9 @@ def run(args) -> dict:
     cb.checkpoint(model.num_timesteps - cb.start)  # the last update's model, if one is due
     train_wall = time.time() - t0
     save(model, out + ".last", optimizer=True)
-    if args.eval_every and args.eval_games != 0 and (not curve or curve[-1]["timesteps"] != model.num_timesteps):
+    # the network at the end, unless it was evaluated already: a run stopped by --minutes inside a
+    # rollout counts that rollout's steps but never updates on them
+    if args.eval_every and args.eval_games != 0 and state.get("evaluated_updates") != model._n_updates:
         cb.run_eval()
     if state["best_at"] is None:  # no evaluation ran: the final model is the result
         save_best(model)
