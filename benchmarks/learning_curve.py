@@ -5,12 +5,14 @@ Reads the run record train.py writes (``PATH.json``: the periodic evaluations, e
 steps and the run's wall time), plays the checkpoints it saved (``PATH_checkpoints/step_N``)
 against ``--opponent`` (default ``search``, at its default budget; seats rotated, game ``g`` on
 seed ``--seed + g``, the same games for every checkpoint) at ``--points`` of them spread over the
-run, and draws both: win rate against each periodic-evaluation opponent and against the
+run (or, with ``--at-minutes``, the last checkpoint saved within each of those minutes of the
+run's wall time), and draws both: win rate against each periodic-evaluation opponent and against the
 opponent, by minutes of training and by steps, with 95% intervals. The figures it played are
 written beside the plot as JSON.
 
     python benchmarks/learning_curve.py models/scratch/fire --games 400 --points 6 \\
         --plot docs/learning_curve_scratch.png
+    python benchmarks/learning_curve.py models/scratch/fire --games 1000 --at-minutes 15 60 120
 """
 
 from __future__ import annotations
@@ -43,12 +45,25 @@ def spread(items: list, k: int) -> list:
     return [items[round(i * (len(items) - 1) / (k - 1))] for i in range(k)]
 
 
+def at_minutes(items: list, wall: dict, minutes: list) -> list:
+    """For each of ``minutes``, the last of ``items`` (steps, path) whose evaluation came within
+    that many minutes of the run's wall time (none for a mark before the first)."""
+    picked = []
+    for m in minutes:
+        within = [it for it in items if wall.get(it[0]) is not None and wall[it[0]] <= 60.0 * m]
+        if within and within[-1] not in picked:
+            picked.append(within[-1])
+    return picked
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("run", help="the run's path without extension (train.py's --out)")
     p.add_argument("--opponent", default="search")
     p.add_argument("--games", type=int, default=400, help="games per checkpoint against --opponent")
     p.add_argument("--points", type=int, default=6, help="checkpoints to play (0: none)")
+    p.add_argument("--at-minutes", type=float, nargs="+", default=None, metavar="M",
+                   help="play the last checkpoint within each of these minutes of wall time instead")
     p.add_argument("--seed", type=int, default=3_500_000_000)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--plot", default=None, help="the PNG to draw (default RUN.learning.png)")
@@ -60,7 +75,11 @@ def main(argv=None) -> int:
     curve = rec["curve"]
     wall = {pt["timesteps"]: pt["wall_s"] for pt in curve}
     played = []
-    for steps, path in spread(checkpoints(args.run), args.points) if args.points else []:
+    if args.at_minutes:
+        chosen = at_minutes(checkpoints(args.run), wall, args.at_minutes)
+    else:
+        chosen = spread(checkpoints(args.run), args.points) if args.points else []
+    for steps, path in chosen:
         r = evaluate(path, args.opponent, rec["affinity"], rec["players"], args.games, seed=args.seed,
                      workers=args.workers)
         r.update(timesteps=steps, wall_s=wall.get(steps))

@@ -209,3 +209,13 @@ def test_learning_curve_plays_checkpoints_and_draws_both_axes(monkeypatch, capsy
     assert len(played) == 2 and all(r["games"] == 6 and r["wall_s"] is not None for r in played)
     assert played[0]["timesteps"] < played[1]["timesteps"]
     assert Path(plot).stat().st_size > 1000
+
+
+def test_learning_curve_picks_the_last_checkpoint_within_each_mark_of_wall_time():
+    sys.path.insert(0, str(BENCH))
+    from learning_curve import at_minutes
+    items = [(100, "a"), (200, "b"), (300, "c"), (400, "d")]
+    wall = {100: 300.0, 200: 900.0, 300: 3500.0, 400: 7300.0}  # seconds
+    assert at_minutes(items, wall, [15, 60, 120]) == [(200, "b"), (300, "c")]
+    assert at_minutes(items, wall, [4, 200]) == [(400, "d")]  # none within 4 minutes
+    assert at_minutes(items, {**wall, 200: None}, [15]) == [(100, "a")]
