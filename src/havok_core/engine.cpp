@@ -778,124 +778,163 @@ int Game::run_window(int fi) {
 
 // -- checks ----------------------------------------------------------------------------------
 
-// Everything the engine indexes with is in range, so that a corrupt saved position fails here
-// (or later with a CoreError) instead of reading out of bounds.
-void Game::check_state() const {
-    const CardTables& cs = *cards_;
-    const int n = s_.n;
-    auto need = [](bool ok, const char* what) {
+namespace {
+
+// The checks of a saved position, in the words they are written in: a seat, a pile of cards of
+// one kind, a Havok card, an action, an ability reference.
+struct StateChecks {
+    const CardTables& cs;
+    const State& s;
+    int n;
+
+    static void need(bool ok, const char* what) {
         if (!ok) throw CoreError(what);
-    };
-    auto seat = [&](int p) { return p >= 0 && p < n; };
-    auto seat_or = [&](int p, int other) { return p == other || seat(p); };
-    auto kinds = [&](const Cards& pile, bool (CardTables::*is)(int) const) {
+    }
+    bool seat(int p) const { return p >= 0 && p < n; }
+    bool seat_or(int p, int other) const { return p == other || seat(p); }
+    bool kinds(const Cards& pile, bool (CardTables::*is)(int) const) const {
         for (int k : pile)
             if (!(cs.*is)(k)) return false;
         return true;
-    };
-    auto havok_kind = [&](int k) { return cs.is_treasure(k) || cs.is_event(k); };
-    auto action = [&](int a) { return a >= 0 && a < cs.n_actions; };
-    auto ref = [&](int r) { return r >= 0 && r < cs.n_refs() && cs.abilities[r].present; };
-    need(n >= 2 && n <= MAX_PLAYERS && static_cast<int>(s_.dragons.size()) == n, "bad player count");
+    }
+    bool havok_kind(int k) const { return cs.is_treasure(k) || cs.is_event(k); }
+    bool action(int a) const { return a >= 0 && a < cs.n_actions; }
+    bool ref(int r) const { return r >= 0 && r < cs.n_refs() && cs.abilities[r].present; }
+
+    void seats() const;
+    void piles() const;
+    void held() const;
+    void frame(int fi) const;
+    void window(const Frame& fr, int fi) const;
+};
+
+// The seats: dragons, counters, and the cards each one holds.
+void StateChecks::seats() const {
+    need(n >= 2 && n <= MAX_PLAYERS && static_cast<int>(s.dragons.size()) == n, "bad player count");
     for (int p = 0; p < n; ++p) {
-        need(s_.dragons[p] >= 0 && s_.dragons[p] < static_cast<int>(cs.dragons.size()), "no such dragon");
-        for (int q = 0; q < p; ++q) need(s_.dragons[p] != s_.dragons[q], "two seats share a dragon");
-        need(s_.cards_used[p] >= 0 && s_.cards_used[p] <= 1000 && s_.card_limit[p] >= 0 &&
-                 s_.card_limit[p] <= 1000, "cards_used and card_limit must be 0 to 1000");
-        need(kinds(s_.hands[p], &CardTables::is_hijinks), "a hand holds a card that is no Hijinks card");
-        need(kinds(s_.hoards[p], &CardTables::is_treasure), "a hoard holds a card that is no treasure");
-        for (int k : s_.known[p]) need(havok_kind(k), "a known Havok card is no Havok card");
+        need(s.dragons[p] >= 0 && s.dragons[p] < static_cast<int>(cs.dragons.size()), "no such dragon");
+        for (int q = 0; q < p; ++q) need(s.dragons[p] != s.dragons[q], "two seats share a dragon");
+        need(s.cards_used[p] >= 0 && s.cards_used[p] <= 1000 && s.card_limit[p] >= 0 &&
+                 s.card_limit[p] <= 1000, "cards_used and card_limit must be 0 to 1000");
+        need(kinds(s.hands[p], &CardTables::is_hijinks), "a hand holds a card that is no Hijinks card");
+        need(kinds(s.hoards[p], &CardTables::is_treasure), "a hoard holds a card that is no treasure");
+        for (int k : s.known[p]) need(havok_kind(k), "a known Havok card is no Havok card");
     }
     for (int p = n; p < MAX_PLAYERS; ++p)
-        need(s_.hands[p].empty() && s_.hoards[p].empty() && s_.known[p].empty(), "cards of a missing seat");
-    need(seat(s_.current) && s_.turn >= 0 && s_.turn <= 1000000, "bad current player or turn");
-    need(kinds(s_.hijinks, &CardTables::is_hijinks) && kinds(s_.discard, &CardTables::is_hijinks),
+        need(s.hands[p].empty() && s.hoards[p].empty() && s.known[p].empty(), "cards of a missing seat");
+    need(seat(s.current) && s.turn >= 0 && s.turn <= 1000000, "bad current player or turn");
+}
+
+// The shared piles, and the canceled cards waiting among the cards in play.
+void StateChecks::piles() const {
+    need(kinds(s.hijinks, &CardTables::is_hijinks) && kinds(s.discard, &CardTables::is_hijinks),
          "the Hijinks deck and the discard pile hold Hijinks cards only");
-    need(kinds(s_.trash, &CardTables::is_treasure), "the trash heap holds treasures only");
-    need(kinds(s_.past_events, &CardTables::is_event), "past events holds events only");
-    for (int k : s_.havok) need(havok_kind(k), "the Havok deck holds Havok cards only");
+    need(kinds(s.trash, &CardTables::is_treasure), "the trash heap holds treasures only");
+    need(kinds(s.past_events, &CardTables::is_event), "past events holds events only");
+    for (int k : s.havok) need(havok_kind(k), "the Havok deck holds Havok cards only");
     std::vector<int> waiting(cs.n_kinds, 0);
-    for (const auto& [owner, k] : s_.canceled) {
+    for (const auto& [owner, k] : s.canceled) {
         need(seat(owner) && cs.is_hijinks(k), "bad canceled card");
         waiting[k] += 1;
     }
-    for (int k : s_.in_play) need(k >= 0 && k < cs.n_kinds, "no such card kind");
+    for (int k : s.in_play) need(k >= 0 && k < cs.n_kinds, "no such card kind");
     for (int k = 0; k < cs.n_kinds; ++k)
-        need(waiting[k] <= std::count(s_.in_play.begin(), s_.in_play.end(), k), "bad canceled card");
-    if (s_.has_result) {
-        for (int p : s_.result.winners) need(seat(p), "bad winner");
-        return;
-    }
-    need(!s_.stack.empty() && s_.stack.size() <= 10000, "no work in progress");
-    // The cards in play include all those the work in progress holds: each Havok card being
-    // resolved, each card being used, the cards a flip shows before one is chosen, and the
-    // canceled cards waiting to return (a hand-edited position may leave others there, inert).
-    std::vector<int> held(cs.n_kinds, 0);
-    for (const auto& c : s_.canceled) held[c.second] += 1;
-    for (const Frame& fr : s_.stack) {
-        if ((fr.f == F_HAVOK || fr.f == F_USE) && fr.card >= 0 && fr.card < cs.n_kinds) held[fr.card] += 1;
+        need(waiting[k] <= std::count(s.in_play.begin(), s.in_play.end(), k), "bad canceled card");
+}
+
+// The cards in play include all those the work in progress holds: each Havok card being
+// resolved, each card being used, the cards a flip shows before one is chosen, and the
+// canceled cards waiting to return (a hand-edited position may leave others there, inert).
+void StateChecks::held() const {
+    std::vector<int> count(cs.n_kinds, 0);
+    for (const auto& c : s.canceled) count[c.second] += 1;
+    for (const Frame& fr : s.stack) {
+        if ((fr.f == F_HAVOK || fr.f == F_USE) && fr.card >= 0 && fr.card < cs.n_kinds) count[fr.card] += 1;
         if (!fr.o.pushed)
             for (int k : fr.o.shown)
-                if (k >= 0 && k < cs.n_kinds) held[k] += 1;
+                if (k >= 0 && k < cs.n_kinds) count[k] += 1;
     }
     for (int k = 0; k < cs.n_kinds; ++k)
-        need(held[k] <= std::count(s_.in_play.begin(), s_.in_play.end(), k),
+        need(count[k] <= std::count(s.in_play.begin(), s.in_play.end(), k),
              "a card of the work in progress is not in play");
-    need(s_.stack[0].f == F_TURN, "the first frame must be the turn");
-    for (int fi = 0; fi < static_cast<int>(s_.stack.size()); ++fi) {
-        const Frame& fr = s_.stack[fi];
-        need(fr.a == ABSENT || action(fr.a), "bad answer in a frame");
-        need(fr.pc >= 0 && fr.pc <= 1000, "bad effect position");
-        const Chosen& t = fr.t;
-        need(seat_or(t.victim, ABSENT) || t.victim == NONE, "bad target");
-        need(seat_or(t.actor, ABSENT) && seat_or(t.seat, ABSENT), "bad target");
-        need((t.give == ABSENT || cs.is_treasure(t.give)) && (t.swap == ABSENT || cs.is_treasure(t.swap)) &&
-                 kinds(t.picks, &CardTables::is_treasure), "bad target treasure");
-        const Scratch& o = fr.o;
-        for (int k : o.shown) need(havok_kind(k), "bad shown card");
-        for (const auto& [p, k] : o.chosen) need(seat(p) && cs.is_treasure(k), "bad passed treasure");
-        need(seat_or(o.asking, ABSENT) && (o.i == ABSENT || (o.i >= 0 && o.i <= n)), "bad scratch");
-        switch (fr.f) {
-            case F_TURN:
-                need(fi == 0 && (fr.step == 0 || fr.step == 1), "a turn frame must be the first");
-                break;
-            case F_HAVOK:
-                need(fi > 0 && fr.step >= 0 && fr.step <= 2 && havok_kind(fr.card), "bad Havok frame");
-                need(seat(fr.you) && seat(fr.flipper) && seat_or(fr.to, ABSENT), "bad Havok frame seat");
-                need(fr.step < 2 || cs.is_treasure(fr.card) || fr.ability == fr.card, "bad Havok frame");
-                break;
-            case F_USE:
-                need(fi > 0 && fr.step >= 0 && fr.step <= 2 && ref(fr.ability), "bad use frame");
-                need(fr.card == NONE ? cs.is_innate(fr.ability) : fr.card == fr.ability && cs.is_hijinks(fr.card),
-                     "bad use frame card");
-                need(seat(fr.user) && seat(fr.you) && seat_or(fr.divert, ABSENT), "bad use frame seat");
-                need(fr.crashed == NONE || (fr.crashed > 0 && fr.crashed < fi), "bad crashed frame");
-                need(fr.crash_use == (fr.crashed != NONE), "a crash use needs the frame it crashes");
-                break;
-            case F_WINDOW: {
-                const Trigger& tr = fr.trig;
-                need(fi > 0 && tr.frame > 0 && tr.frame < fi && tr.on >= ON_EVENT && tr.on <= ON_USE,
-                     "bad crash window");
-                need(seat(tr.who) && (tr.card == NONE || havok_kind(tr.card)) && tr.type >= 0 &&
-                         tr.type < N_TYPES && (tr.give == NONE || cs.is_treasure(tr.give)) &&
-                         kinds(tr.picks, &CardTables::is_treasure), "bad crash trigger");
-                for (int p : tr.owners) need(seat(p), "bad crash trigger");
-                need(tr.on == ON_USE ? ref(tr.ability) : tr.card != NONE, "bad crash trigger");
-                const int on_frame = s_.stack[tr.frame].f;
-                need(on_frame == (tr.on == ON_USE ? F_USE : F_HAVOK), "a crash window on the wrong frame");
-                need(fr.i >= 0 && fr.i <= n, "bad crash window");
-                // (a crash card no longer in hand is met, as a CoreError, when the window closes;
-                // a determinized world resamples the hands of the seats already asked)
-                for (const auto& [p, choices] : fr.order) {
-                    need(seat(p), "bad crash window seat");
-                    for (int a : choices) need(action(a), "bad crash choice");
-                }
-                for (const auto& [p, a] : fr.decl) need(seat(p) && action(a), "bad crash declaration");
-                break;
-            }
-            default: need(false, "no such frame kind");
-        }
+}
+
+// One frame of the work in progress: its answer, targets and scratch, then its own kind's fields.
+void StateChecks::frame(int fi) const {
+    const Frame& fr = s.stack[fi];
+    need(fr.a == ABSENT || action(fr.a), "bad answer in a frame");
+    need(fr.pc >= 0 && fr.pc <= 1000, "bad effect position");
+    const Chosen& t = fr.t;
+    need(seat_or(t.victim, ABSENT) || t.victim == NONE, "bad target");
+    need(seat_or(t.actor, ABSENT) && seat_or(t.seat, ABSENT), "bad target");
+    need((t.give == ABSENT || cs.is_treasure(t.give)) && (t.swap == ABSENT || cs.is_treasure(t.swap)) &&
+             kinds(t.picks, &CardTables::is_treasure), "bad target treasure");
+    const Scratch& o = fr.o;
+    for (int k : o.shown) need(havok_kind(k), "bad shown card");
+    for (const auto& [p, k] : o.chosen) need(seat(p) && cs.is_treasure(k), "bad passed treasure");
+    need(seat_or(o.asking, ABSENT) && (o.i == ABSENT || (o.i >= 0 && o.i <= n)), "bad scratch");
+    switch (fr.f) {
+        case F_TURN:
+            need(fi == 0 && (fr.step == 0 || fr.step == 1), "a turn frame must be the first");
+            break;
+        case F_HAVOK:
+            need(fi > 0 && fr.step >= 0 && fr.step <= 2 && havok_kind(fr.card), "bad Havok frame");
+            need(seat(fr.you) && seat(fr.flipper) && seat_or(fr.to, ABSENT), "bad Havok frame seat");
+            need(fr.step < 2 || cs.is_treasure(fr.card) || fr.ability == fr.card, "bad Havok frame");
+            break;
+        case F_USE:
+            need(fi > 0 && fr.step >= 0 && fr.step <= 2 && ref(fr.ability), "bad use frame");
+            need(fr.card == NONE ? cs.is_innate(fr.ability) : fr.card == fr.ability && cs.is_hijinks(fr.card),
+                 "bad use frame card");
+            need(seat(fr.user) && seat(fr.you) && seat_or(fr.divert, ABSENT), "bad use frame seat");
+            need(fr.crashed == NONE || (fr.crashed > 0 && fr.crashed < fi), "bad crashed frame");
+            need(fr.crash_use == (fr.crashed != NONE), "a crash use needs the frame it crashes");
+            break;
+        case F_WINDOW:
+            window(fr, fi);
+            break;
+        default: need(false, "no such frame kind");
     }
+}
+
+// A crash window: what it is about (on a frame below it of the matching kind) and who is asked.
+void StateChecks::window(const Frame& fr, int fi) const {
+    const Trigger& tr = fr.trig;
+    need(fi > 0 && tr.frame > 0 && tr.frame < fi && tr.on >= ON_EVENT && tr.on <= ON_USE,
+         "bad crash window");
+    need(seat(tr.who) && (tr.card == NONE || havok_kind(tr.card)) && tr.type >= 0 &&
+             tr.type < N_TYPES && (tr.give == NONE || cs.is_treasure(tr.give)) &&
+             kinds(tr.picks, &CardTables::is_treasure), "bad crash trigger");
+    for (int p : tr.owners) need(seat(p), "bad crash trigger");
+    need(tr.on == ON_USE ? ref(tr.ability) : tr.card != NONE, "bad crash trigger");
+    const int on_frame = s.stack[tr.frame].f;
+    need(on_frame == (tr.on == ON_USE ? F_USE : F_HAVOK), "a crash window on the wrong frame");
+    need(fr.i >= 0 && fr.i <= n, "bad crash window");
+    // (a crash card no longer in hand is met, as a CoreError, when the window closes;
+    // a determinized world resamples the hands of the seats already asked)
+    for (const auto& [p, choices] : fr.order) {
+        need(seat(p), "bad crash window seat");
+        for (int a : choices) need(action(a), "bad crash choice");
+    }
+    for (const auto& [p, a] : fr.decl) need(seat(p) && action(a), "bad crash declaration");
+}
+
+}  // namespace
+
+// Everything the engine indexes with is in range, so that a corrupt saved position fails here
+// (or later with a CoreError) instead of reading out of bounds.
+void Game::check_state() const {
+    const StateChecks c{*cards_, s_, s_.n};
+    c.seats();
+    c.piles();
+    if (s_.has_result) {
+        for (int p : s_.result.winners) StateChecks::need(c.seat(p), "bad winner");
+        return;
+    }
+    StateChecks::need(!s_.stack.empty() && s_.stack.size() <= 10000, "no work in progress");
+    c.held();
+    StateChecks::need(s_.stack[0].f == F_TURN, "the first frame must be the turn");
+    for (int fi = 0; fi < static_cast<int>(s_.stack.size()); ++fi) c.frame(fi);
 }
 
 void Game::check_cards() const {
