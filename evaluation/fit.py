@@ -578,12 +578,12 @@ def main(argv=None) -> int:
     ap.add_argument("--ahead", type=int, metavar="GAMES",
                     help="the second stage instead: fit the network --init on GAMES games where the "
                          "look-ahead estimator takes its values (--hidden: widened to)")
-    ap.add_argument("--init", help="with --ahead: the first stage's network (.npz)")
+    ap.add_argument("--init", help="with --ahead: the first stage's network (.safetensors)")
     ap.add_argument("--epochs", type=int, default=5, help="with --ahead: passes over its games")
     ap.add_argument("--jobs", type=int, default=2, help="with --ahead: processes playing the games")
     ap.add_argument("--cache", help="an .npz keeping the played states (read if it exists); with "
                                     "--ahead, a folder")
-    ap.add_argument("--out", default=str(DATA / "value.npz"))
+    ap.add_argument("--out", default=str(DATA / "value.safetensors"))
     args = ap.parse_args(argv)
     if not 0 <= args.lam <= 1:
         ap.error("--lam must be between 0 and 1")

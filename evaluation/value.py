@@ -11,8 +11,8 @@ played. The native core writes the rows (``src/havok_core/value_features.cpp``),
 this module's layout hands it, straight from the states' fields.
 
 :class:`ValueModel` is a small fixed network over those rows, shipped in
-``evaluation/data/value.npz`` (no pickles: loaded with ``allow_pickle=False``) with
-``value.json`` saying what it was fitted on (``evaluation/fit.py``). Its forward pass runs in the
+``evaluation/data/value.safetensors`` (weights only, read with ``safetensors.numpy``: no pickle,
+no torch) with ``value.json`` saying what it was fitted on (``evaluation/fit.py``). Its forward pass runs in the
 core too (``src/havok_core/value_net.cpp``): each row on its own in a fixed order of float32
 operations, skipping zero inputs and hidden units, so a value has the same bits on every machine,
 at any thread count and in any batch.
@@ -129,42 +129,61 @@ class ValueModel:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> "ValueModel":
-        """Load ``path`` (``value.npz`` next to ``value.json``); the shipped model by default."""
-        npz = Path(path) if path is not None else DATA / "value.npz"
+        """Load ``path`` (``value.safetensors`` next to ``value.json``); the shipped model by
+        default. The weights are tensors ``w0``, ``b0``, ``w1``, ... (float32)."""
+        file = Path(path) if path is not None else DATA / "value.safetensors"
         try:
-            with np.load(npz, allow_pickle=False) as z:
-                count = int(z["layers"])
-                layers = [(z[f"w{i}"], z[f"b{i}"]) for i in range(count)]
-            meta = json.loads(npz.with_suffix(".json").read_text())
+            from safetensors import SafetensorError, safe_open
+        except ImportError:
+            raise ModelFileError("loading the value model needs safetensors: pip install -e '.[eval]'") from None
+        try:
+            with safe_open(str(file), framework="np") as f:
+                names = set(f.keys())
+                count = len(names) // 2
+                want = {f"{k}{i}" for i in range(count) for k in "wb"}
+                if names != want:
+                    odd = sorted(names ^ want)[0]
+                    raise ModelFileError(f"{file} is not a value model (tensor {odd} "
+                                         f"{'missing' if odd in want else 'unexpected'})")
+                layers = [(f.get_tensor(f"w{i}"), f.get_tensor(f"b{i}")) for i in range(count)]
+            meta = json.loads(file.with_suffix(".json").read_text())
         except FileNotFoundError as e:
-            raise ModelFileError(f"no value model at {e.filename}") from None
-        except (KeyError, ValueError, OSError) as e:
-            raise ModelFileError(f"{npz} is not a value model ({type(e).__name__}: {e})") from None
+            raise ModelFileError(f"no value model at {e.filename or file}") from None
+        except (SafetensorError, ValueError, OSError) as e:
+            if isinstance(e, ModelFileError):
+                raise
+            raise ModelFileError(f"{file} is not a value model ({type(e).__name__}: {e})") from None
         for i, (w, b) in enumerate(layers):
             if w.dtype != np.float32 or b.dtype != np.float32:
-                raise ModelFileError(f"{npz} is not a value model (layer {i} holds {w.dtype} and {b.dtype}, "
+                raise ModelFileError(f"{file} is not a value model (layer {i} holds {w.dtype} and {b.dtype}, "
                                      "not float32)")
         try:
             model = cls(layers, meta)
         except ModelFileError as e:
-            raise ModelFileError(f"{npz} is not a value model ({e})") from None
+            raise ModelFileError(f"{file} is not a value model ({e})") from None
         if not isinstance(meta, dict):
-            raise ModelFileError(f"{npz.with_suffix('.json')} is not a value model's description")
+            raise ModelFileError(f"{file.with_suffix('.json')} is not a value model's description")
         want = layout().size
         got = model.net.inputs
         if meta.get("features_version") != FEATURES_VERSION or got != want:
-            raise ModelFileError(f"{npz} reads features version {meta.get('features_version')} "
+            raise ModelFileError(f"{file} reads features version {meta.get('features_version')} "
                                  f"({got} inputs); this is version {FEATURES_VERSION} ({want} inputs): "
                                  "refit it with python -m evaluation.fit")
         return model
 
     def save(self, path: str | Path) -> None:
-        npz = Path(path)
-        arrays = {"layers": np.array(len(self.layers))}
+        """Write ``path`` (``.safetensors``) and its ``.json`` record, each whole or not at all."""
+        from safetensors.numpy import save as to_bytes
+
+        file = Path(path)
+        tensors = {}
         for i, (w, b) in enumerate(self.layers):
-            arrays[f"w{i}"], arrays[f"b{i}"] = w, b
-        np.savez(npz, **arrays)
-        npz.with_suffix(".json").write_text(json.dumps(self.meta, indent=2) + "\n")
+            tensors[f"w{i}"], tensors[f"b{i}"] = np.ascontiguousarray(w), np.ascontiguousarray(b)
+        for dst, data in ((file, to_bytes(tensors)),
+                          (file.with_suffix(".json"), (json.dumps(self.meta, indent=2) + "\n").encode())):
+            tmp = dst.with_name(dst.name + ".tmp")
+            tmp.write_bytes(data)
+            tmp.replace(dst)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Values (float32) for rows of features, in [-1, 1]: each row's the same whatever the

@@ -359,20 +359,23 @@ def test_bad_records_get_one_line_errors(bad, msg):
 
 
 def test_shipped_model_loads_without_pickles_and_says_what_it_was_fitted_on(tmp_path):
-    with np.load(DATA / "value.npz", allow_pickle=False) as z:
-        assert all(z[k].dtype != object for k in z.files)
+    from safetensors import safe_open
+
+    with safe_open(str(DATA / "value.safetensors"), framework="np") as f:  # plain tensors, no code
+        assert all(f.get_tensor(k).dtype == np.float32 for k in f.keys())
+    assert not list(DATA.glob("*.npz")) and not list(DATA.glob("*.pkl"))
     meta = json.loads((DATA / "value.json").read_text())
     assert meta["features_version"] and meta["games"] >= 10_000 and len(meta["seeds"]) == 2
     model = ValueModel.load()
     x = features([(Game(2, seed=1).s, 0)])
     assert x.shape == (2, layout().size) and np.all(np.abs(model.predict(x)) <= 1)
-    bad = tmp_path / "value.npz"
+    bad = tmp_path / "value.safetensors"
     bad.write_bytes(b"not a model")
     (tmp_path / "value.json").write_text("{}")
     with pytest.raises(ModelFileError, match="not a value model"):
         ValueModel.load(bad)
     with pytest.raises(ModelFileError, match="no value model"):
-        ValueModel.load(tmp_path / "missing.npz")
+        ValueModel.load(tmp_path / "missing.safetensors")
 
 
 # -- reported everywhere ---------------------------------------------------------------------------
@@ -422,14 +425,14 @@ def test_a_tournament_reports_raw_and_corrected_scores_and_paired_differences(tm
 def test_without_a_fitting_value_model_the_corrected_score_is_missing_and_says_why(monkeypatch, capsys):
 
     def refuse(path=None):
-        raise ModelFileError("value.npz reads features version 2; this card set needs another")
+        raise ModelFileError("value.safetensors reads features version 2; this card set needs another")
     monkeypatch.setattr(luck, "_MODEL", None)
     monkeypatch.setattr(ValueModel, "load", classmethod(lambda cls, path=None: refuse()))
     rep = evaluation.tournament.run_tournament(["heuristic", "random"], games=2, seed=1, workers=1, progress=False,
                                   ledger=None)
     assert all(a["corrected_score"] is None and a["score"] is not None for a in rep["agents"])
     assert "features version" in rep["luck"]
-    assert "not available: value.npz reads" in evaluation.report.format_report(rep)
+    assert "not available: value.safetensors reads" in evaluation.report.format_report(rep)
 
 
 def ledger_entry(specs, seed, humans):

@@ -116,14 +116,29 @@ def test_a_model_file_with_bad_weights_names_itself(tmp_path):
     bad[1][0][3, 4] = np.inf
     m = ValueModel(good, dict(MODEL.meta))
     m.layers = bad  # saving does not check
-    m.save(tmp_path / "bad.npz")
-    with pytest.raises(ModelFileError, match=r"bad\.npz is not a value model \(value network layer 1 holds a "
+    m.save(tmp_path / "bad.safetensors")
+    with pytest.raises(ModelFileError, match=r"bad\.safetensors is not a value model \(value network layer 1 holds a "
                                              "number that is not finite\\)"):
-        ValueModel.load(tmp_path / "bad.npz")
+        ValueModel.load(tmp_path / "bad.safetensors")
     m.layers = [(w.astype(np.float64), b) for w, b in good]
-    m.save(tmp_path / "wide.npz")
+    m.save(tmp_path / "wide.safetensors")
     with pytest.raises(ModelFileError, match="layer 0 holds float64 and float32, not float32"):
-        ValueModel.load(tmp_path / "wide.npz")
+        ValueModel.load(tmp_path / "wide.safetensors")
+
+
+def test_a_model_file_missing_a_tensor_or_with_one_too_many_names_it(tmp_path):
+    from safetensors.numpy import save_file
+
+    m = ValueModel([(w.copy(), b.copy()) for w, b in MODEL.layers], dict(MODEL.meta))
+    m.save(tmp_path / "v.safetensors")
+    assert ValueModel.load(tmp_path / "v.safetensors").layers[0][0].shape == MODEL.layers[0][0].shape
+    tensors = {f"{k}{i}": a for i, (w, b) in enumerate(m.layers) for k, a in (("w", w), ("b", b))}
+    save_file({k: v for k, v in tensors.items() if k != "b1"}, str(tmp_path / "v.safetensors"))
+    with pytest.raises(ModelFileError, match=r"v\.safetensors is not a value model \(tensor b1 missing\)"):
+        ValueModel.load(tmp_path / "v.safetensors")
+    save_file({**tensors, "extra": np.zeros(1, np.float32)}, str(tmp_path / "v.safetensors"))
+    with pytest.raises(ModelFileError, match="tensor extra unexpected"):
+        ValueModel.load(tmp_path / "v.safetensors")
 
 
 def test_rows_of_the_wrong_width_are_refused():
