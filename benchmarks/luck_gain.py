@@ -23,10 +23,11 @@ and ``--both`` reports both ways on the same games.
 unbiased: the mean correction, the paired difference of the two means, must be within its interval
 of zero.
 
-``--out PATH`` appends one JSON line per game (pairing, seed, seat, raw and corrected score, and the
-steps), so that a long measurement can be run in pieces (``--seed`` and ``--games`` per piece) and
-then summarised with ``--summarise PATH``. The seeds must stay clear of the value function's
-fitting seeds (evaluation/data/value.json); the script refuses them.
+``--value PATH`` measures another value function than the shipped one (the same games: compare
+two on the same seeds). ``--out PATH`` appends one JSON line per game (pairing, seed, seat, raw
+and corrected score, and the steps), so that a long measurement can be run in pieces (``--seed``
+and ``--games`` per piece) and then summarised with ``--summarise PATH``. The seeds must stay
+clear of the value function's fitting seeds (its ``.json``'s ``seeds``); the script refuses them.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from balance import dragon_orders  # noqa: E402
 from agents import AgentSpecError, make_agent  # noqa: E402
 from agents.runner import play_game  # noqa: E402
 from evaluation import luck  # noqa: E402
+from evaluation.value import ModelFileError, ValueModel  # noqa: E402
 from havok_env.cards import default_cards  # noqa: E402
 from training.stats import Z95  # noqa: E402
 
@@ -71,7 +73,7 @@ def games_needed(sd: float) -> int:
 
 
 def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True,
-         modes=(True,)):
+         modes=(True,), model=None):
     """Play and correct ``games`` games; one row per game and mode (``True``: the value looks ahead
     through the known policies, ``False``: taken where each position stands)."""
     agents = {}  # one agent per spec and seat, built once (a trained model loads once)
@@ -96,7 +98,7 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
                 agents[(s, i)] = make_agent(s)
         rec = play_game([agents[(s, i)] for i, s in enumerate(specs)], seed=seed + g, dragons=dragons)
         for ahead in modes:
-            lk = luck.analyse(rec, specs, steps=steps, ahead=ahead)
+            lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead)
             row = {"a": a, "b": b, "players": players, "ahead": ahead, "seed": seed + g, "seat": seat,
                    "raw": float(lk.rewards[seat]), "corrected": float(lk.corrected[seat]),
                    "luck": {k: float(v[seat]) for k, v in lk.by_kind().items()}}
@@ -162,8 +164,8 @@ def _sds(dicts: list, n: int) -> list:
     return sorted(out, key=lambda kv: -kv[1])
 
 
-def check_seeds(seed: int, games: int) -> None:
-    meta = luck.default_model().meta
+def check_seeds(seed: int, games: int, model=None) -> None:
+    meta = (model or luck.default_model()).meta
     lo, hi = meta.get("seeds", (0, 0))
     if seed < hi and lo < seed + games:
         raise SystemExit(f"luck_gain.py: seeds {seed}..{seed + games - 1} overlap the value function's "
@@ -182,6 +184,8 @@ def main(argv=None) -> int:
                     help="value each position where it stands, not where the known policies lead "
                          "(the estimator without evaluation.luck.lookahead)")
     ap.add_argument("--both", action="store_true", help="report both ways, on the same games")
+    ap.add_argument("--value", metavar="PATH", help="the value function (a .safetensors with its .json; "
+                                                    "default: the shipped one)")
     ap.add_argument("--out", help="append one JSON line per game here")
     ap.add_argument("--summarise", metavar="PATH", help="report the games of a --out file")
     args = ap.parse_args(argv)
@@ -197,7 +201,11 @@ def main(argv=None) -> int:
         ap.error("give --pair A B (repeatable), --check or --summarise PATH")
     if args.games < 2:
         ap.error("--games must be at least 2")
-    check_seeds(args.seed, args.games)
+    try:
+        model = ValueModel.load(args.value) if args.value else None
+    except ModelFileError as e:
+        ap.error(str(e))
+    check_seeds(args.seed, args.games, model)
     out = open(args.out, "a") if args.out else None
     rows = []
     try:
@@ -209,7 +217,7 @@ def main(argv=None) -> int:
                 continue
             t = time.time()
             modes = (True, False) if args.both else (not args.where_it_stands,)
-            rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes)
+            rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes, model=model)
             print(f"{a} vs {b}: {args.games} games in {time.time() - t:.0f} s", file=sys.stderr)
     finally:
         if out is not None:

@@ -29,7 +29,7 @@ held-out loss is kept (more overfit).
 Fitting needs torch (``pip install -e ".[train]"``); the estimator itself needs only numpy.
 ``value.json`` records what was played, on which seeds, and how well the fit did on games it did
 not see. ``--cache`` keeps the played games (an ``.npz``; with ``--ahead`` a folder, one file per
-process of ``--jobs``) to fit again without replaying.
+250 games) to fit again without replaying.
 """
 
 from __future__ import annotations
@@ -77,27 +77,86 @@ def game_plan(games: int, start: int = FIT_SEEDS, mixes=None, share=None) -> lis
     return out
 
 
-def collect(games: int, start: int = FIT_SEEDS, log=print) -> dict:
-    """Every state on each game's way, as feature rows (float16; one per seat), with the game,
-    the step along it and the final reward of each row."""
-    from agents import make_agent
-    from agents.runner import play_game
+# The first stage's games are dealt by the batched core (havok_env.vector.VectorGames), one
+# generator per player count seeded BATCH_SEED + players: each game's own seed is a 63-bit number
+# drawn from it, so no evaluation's seeded game is among them (the chance is about one in 10^9).
+BATCH_SEED = FIT_SEEDS + 100_000
 
-    xs, game, step, reward = [], [], [], []
+
+def collect(games: int, seed: int = BATCH_SEED, keep: float = 0.15, envs: int = 256, log=print) -> dict:
+    """The first stage's bot games, ``envs`` at a time in the core (:class:`VectorGames`): each
+    game's player count drawn by :data:`PLAYER_SHARE`, its agents by :data:`MIX` (seats rotated);
+    the random bot's decisions drawn for all games at once, the heuristic's asked game by game.
+    Each decision's state is kept with probability ``keep`` (the states of one game are much
+    alike: more games, fewer states each), as feature rows (float16; one per seat; the table's
+    seen top is the longest run any seat knows), with the game, the step along it and the final
+    reward of each row. Games still running when ``games`` have ended are left out."""
+    rng = np.random.default_rng(seed)
+    counts = list(PLAYER_SHARE)
+    per = rng.multinomial(games, [PLAYER_SHARE[n] for n in counts])
+    out = {"x": [], "game": [], "step": [], "reward": [], "players": []}
     t0 = time.time()
-    for gi, (seed, specs) in enumerate(game_plan(games, start)):
-        rec = play_game([make_agent(s) for s in specs], seed=seed)
-        path = trace(rec, check=True, every_outcome=False).path()
-        states, rewards = path[:-1], np.asarray(path[-1], np.float32)
-        n = len(specs)
-        xs.append(features(states, [i for i, s in enumerate(specs) if s == "random"]).astype(np.float16))
-        game.append(np.full(len(states) * n, gi, np.int32))
-        step.append(np.repeat(np.arange(len(states), dtype=np.int32), n))
-        reward.append(np.tile(rewards, len(states)))
-        if gi % 1000 == 999:
-            log(f"  {gi + 1} games, {time.time() - t0:.0f} s")
-    return {"x": np.concatenate(xs), "game": np.concatenate(game), "step": np.concatenate(step),
-            "reward": np.concatenate(reward), "players": np.array([len(s) for _, s in game_plan(games, start)])}
+    for n, want in zip(counts, per):
+        _collect_count(out, n, int(want), rng, seed + n, keep, envs, lambda m: log(f"{m}, {time.time() - t0:.0f} s"))
+    data = {k: np.concatenate(v) for k, v in out.items() if k != "players"}
+    data["players"] = np.array(out["players"], np.int8)
+    return data
+
+
+def _collect_count(out: dict, n: int, want: int, rng, seed: int, keep: float, envs: int, log) -> None:
+    """:func:`collect`'s games of ``n`` players, appended to ``out``."""
+    from agents.heuristic import HeuristicAgent
+    from havok_env.vector import VectorGames, random_legal_actions
+    from havok_env.view import SeatView
+
+    mix = MIX[n]
+    p = np.array([w for w, _ in mix], float)
+    vg = VectorGames(min(envs, want), n, seed=seed)
+    _, mask, to_act = vg.reset()
+    specs, bots, kept = [None] * vg.num_envs, [None] * vg.num_envs, [None] * vg.num_envs
+
+    def deal(i):
+        sp = mix[int(rng.choice(len(mix), p=p / p.sum()))][1]
+        r = int(rng.integers(n))
+        specs[i] = sp[r:] + sp[:r]
+        bots[i] = [HeuristicAgent() if a == "heuristic" else None for a in specs[i]]
+        for q, b in enumerate(bots[i]):
+            if b is not None:
+                b.reset(q, n)
+        kept[i] = []
+
+    for i in range(vg.num_envs):
+        deal(i)
+    done = 0
+    while done < want:
+        acts = random_legal_actions(mask, rng)
+        for i in range(vg.num_envs):
+            seat = int(to_act[i])
+            bot = bots[i][seat]
+            if bot is None and rng.random() >= keep:
+                continue
+            g = vg.game(i)
+            if bot is None or rng.random() < keep:
+                st = g.s
+                top = min(max(len(k) for k in st.known), len(st.havok))
+                kept[i].append(features([(st, top)], [q for q, a in enumerate(specs[i]) if a == "random"]))
+            if bot is not None:
+                acts[i] = bot.choose(SeatView(g, seat))
+        _, mask, rewards, ended, to_act = vg.step(acts)
+        for i in np.flatnonzero(ended):
+            if done < want:
+                gi = len(out["players"])
+                if kept[i]:
+                    x = np.concatenate(kept[i])
+                    out["x"].append(x.astype(np.float16))
+                    out["game"].append(np.full(len(x), gi, np.int32))
+                    out["step"].append(np.repeat(np.arange(len(kept[i]), dtype=np.int32), n))
+                    out["reward"].append(np.tile(rewards[i].astype(np.float32), len(kept[i])))
+                out["players"].append(n)
+                done += 1
+                if len(out["players"]) % 10_000 == 0:
+                    log(f"  {len(out['players'])} games, {sum(len(a) for a in out['x'])} rows")
+            deal(i)
 
 
 def lambda_returns(values: np.ndarray, data: dict, lam: float) -> np.ndarray:
@@ -121,13 +180,14 @@ def lambda_returns(values: np.ndarray, data: dict, lam: float) -> np.ndarray:
 
 
 def fit(data: dict, hidden=(128, 64), lam: float = 0.8, rounds: int = 3, steps: int = 6,
-        dropout: float = 0.3, weight_decay: float = 1e-3, batch: int = 4096, seed: int = 0, log=print):
+        dropout: float = 0.3, weight_decay: float = 1e-3, batch: int = 4096, seed: int = 0,
+        pass_rows: int = 500_000, log=print):
     """The network, fitted as the module docstring says. Returns its layers and a report.
 
-    Stage 1 (on the final reward): ``steps`` passes over 500,000 training rows drawn afresh each
-    time, AdamW at 2e-3 (times 0.3 from the fourth pass), dropout ``dropout`` after each hidden
-    layer; the pass with the least held-out error is kept. Stage 2: ``rounds`` passes over
-    1,000,000 rows on the λ-returns of the network as it stands (recomputed before each pass),
+    Stage 1 (on the final reward): ``steps`` passes over ``pass_rows`` training rows drawn afresh
+    each time, AdamW at 2e-3 (times 0.3 from the fourth pass), dropout ``dropout`` after each hidden
+    layer; the pass with the least held-out error is kept. Stage 2: ``rounds`` passes over twice
+    as many rows on the λ-returns of the network as it stands (recomputed before each pass),
     AdamW at 5e-4, starting from stage 1's network."""
     import torch
 
@@ -186,7 +246,7 @@ def fit(data: dict, hidden=(128, 64), lam: float = 0.8, rounds: int = 3, steps: 
         if step == 3:
             for g in opt.param_groups:
                 g["lr"] *= 0.3
-        err_train = one_pass(net, opt, reward, 500_000)
+        err_train = one_pass(net, opt, reward, pass_rows)
         err = held_out(net)
         history.append(round(err, 4))
         log(f"  final reward, pass {step + 1}: training error {err_train:.4f}, held-out error {err:.4f}")
@@ -202,7 +262,7 @@ def fit(data: dict, hidden=(128, 64), lam: float = 0.8, rounds: int = 3, steps: 
         td.eval()
         target = lambda_returns(values_of_all(td), data, lam)
         td.train()
-        err_train = one_pass(td, opt, target, 1_000_000)
+        err_train = one_pass(td, opt, target, 2 * pass_rows)
         err = held_out(td)
         history.append(round(err, 4))
         log(f"  λ-returns (λ {lam}), round {rnd + 1}: training error {err_train:.4f}, "
@@ -378,25 +438,33 @@ def merge(datas) -> dict:
 def _collect_part(job):
     plan, path = job
     data = collect_ahead(plan, log=lambda m: print(f"[{path}] {m}", flush=True))
-    np.savez(path, **data)
+    tmp = path + ".tmp.npz"  # whole or not at all: a stopped run leaves no half a file
+    np.savez(tmp, **data)
+    Path(tmp).replace(path)
     return path
 
 
+CHUNK = 250  # games per file of the second stage's cache
+
+
 def load_ahead(games: int, jobs: int, cache: str | None, log=print) -> tuple[dict, list]:
-    """The second stage's games, played by ``jobs`` processes (process ``j`` plays every
-    ``jobs``-th game from the ``j``-th and writes ``part{j}.npz`` under ``cache``, reread if it is
-    there), joined process by process, and their agents in the same order."""
+    """The second stage's games, in files of :data:`CHUNK` games in the plan's order
+    (``games{first}-{end}.npz`` under ``cache``, reread if there: a longer plan extends a shorter
+    one, so its first files are the shorter one's), played by ``jobs`` processes, first files
+    first; then joined, with their agents in the same order."""
     from multiprocessing import Pool
 
     plan = ahead_plan(games)
     cache = Path(cache) if cache else Path(tempfile.mkdtemp())
     cache.mkdir(parents=True, exist_ok=True)
-    parts = [(plan[j::jobs], str(cache / f"part{j}.npz")) for j in range(jobs)]
+    parts = [(plan[k:k + CHUNK], str(cache / f"games{k}-{min(k + CHUNK, games)}.npz"))
+             for k in range(0, games, CHUNK)]
     todo = [p for p in parts if not Path(p[1]).exists()]
     if todo:
-        log(f"playing and tracing {sum(len(p[0]) for p in todo)} games in {len(todo)} processes")
-        with Pool(len(todo)) as pool:
-            pool.map(_collect_part, todo)
+        log(f"playing and tracing {sum(len(p[0]) for p in todo)} games in {min(jobs, len(todo))} processes")
+        with Pool(min(jobs, len(todo))) as pool:
+            for path in pool.imap(_collect_part, todo):
+                log(f"  {path}")
 
     def read():
         for _, path in parts:
@@ -404,9 +472,7 @@ def load_ahead(games: int, jobs: int, cache: str | None, log=print) -> tuple[dic
                 yield {k: z[k] for k in z.files}
 
     data = merge(read())
-    if len(data["players"]) != games:
-        raise SystemExit(f"fit: {cache} holds the games of another --ahead or --jobs; give another --cache")
-    return data, [s for p in parts for _, s in p[0]]
+    return data, [s for _, s in plan]
 
 
 def _batch(d: dict, games):
@@ -570,7 +636,9 @@ def fit_ahead(data: dict, layers, epochs: int = 5, lr: float = 1e-3, drop_at: in
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=10000)
+    ap.add_argument("--games", type=int, default=100_000)
+    ap.add_argument("--keep", type=float, default=0.3, help="the share of decisions whose state is kept")
+    ap.add_argument("--pass-rows", type=int, default=1_000_000, help="rows per pass of the first fit")
     ap.add_argument("--lam", type=float, default=0.8, help="λ of the λ-returns (1: the final reward)")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of λ-returns after the first fit")
     ap.add_argument("--steps", type=int, default=6, help="passes of the first fit, on the final reward")
@@ -587,6 +655,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not 0 <= args.lam <= 1:
         ap.error("--lam must be between 0 and 1")
+    if not 0 < args.keep <= 1 or args.games < 10 or args.pass_rows < 1:
+        ap.error("--keep must be above 0 and at most 1, --games at least 10, --pass-rows at least 1")
     if args.ahead is not None:
         return main_ahead(ap, args)
     t0 = time.time()
@@ -601,20 +671,28 @@ def main(argv=None) -> int:
             ap.error(f"{args.cache} holds {int(data['games'])} games, not --games {args.games}")
         log(f"{len(data['x'])} rows of {args.games} games from {args.cache}")
     else:
-        log(f"playing and replaying {args.games} games")
-        data = collect(args.games, log=log)
+        log(f"playing {args.games} games in the batched core")
+        data = collect(args.games, keep=args.keep, log=log)
         data["games"] = np.array(args.games)
         if args.cache:
             np.savez(args.cache, **data)
         log(f"{len(data['x'])} rows in {time.time() - t0:.0f} s")
-    layers, report = fit(data, tuple(args.hidden), args.lam, args.rounds, args.steps, log=log)
+    layers, report = fit(data, tuple(args.hidden), args.lam, args.rounds, args.steps,
+                         pass_rows=args.pass_rows, log=log)
     model = ValueModel(layers, {
         "what": "each seat's expected final reward (+1 sole winner, 0 tied leader, -1 otherwise)",
         "features_version": FEATURES_VERSION,
         "inputs": layout().size,
         "layers": [int(w.shape[1]) for w, _ in layers],
         "games": args.games,
-        "seeds": [FIT_SEEDS, FIT_SEEDS + args.games],
+        "dealt_by": "havok_env.vector.VectorGames, one generator per player count seeded "
+                    f"{BATCH_SEED} + players (each game's seed a 63-bit number drawn from it)",
+        "batch_seeds": [BATCH_SEED + n for n in PLAYER_SHARE],
+        "states_kept": args.keep,
+        "rows_per_pass": args.pass_rows,
+        # the seeds luck_gain.py refuses: every seeded fitting game there has been (the value
+        # functions shipped before were fitted on seeds from FIT_SEEDS)
+        "seeds": [FIT_SEEDS, FIT_SEEDS],
         "players": {str(k): v for k, v in PLAYER_SHARE.items()},
         "agents": {str(n): [[w, list(s)] for w, s in m] for n, m in MIX.items()},
         "rows": int(len(data["x"])),
@@ -625,6 +703,9 @@ def main(argv=None) -> int:
         "weight_decay": 1e-3,
         "fit": report,
         "seconds": round(time.time() - t0),
+        "command": f"python -m evaluation.fit --games {args.games} --keep {args.keep} --pass-rows {args.pass_rows} "
+                   f"--hidden {' '.join(map(str, args.hidden))} --lam {args.lam} --rounds {args.rounds} "
+                   f"--steps {args.steps}",
     })
     model.save(args.out)
     log(json.dumps(model.meta, indent=2))
@@ -691,8 +772,8 @@ def main_ahead(ap, args) -> int:
 
 
 def argv_of(args) -> list:
-    # the first stage's network as V1.npz (its own command is in the first stage's record)
-    return [f"--ahead {args.ahead}", "--init V1.npz", "--hidden " + " ".join(map(str, args.hidden)),
+    # the first stage's network as V1.safetensors (its own command is in the first stage's record)
+    return [f"--ahead {args.ahead}", "--init V1.safetensors", "--hidden " + " ".join(map(str, args.hidden)),
             f"--epochs {args.epochs}", f"--jobs {args.jobs}"] + (["--cache DIR"] if args.cache else [])
 
 

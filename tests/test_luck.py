@@ -497,3 +497,29 @@ def test_the_scripts_that_correct_games_give_numpy_one_blas_thread(script):
     out = subprocess.run([sys.executable, "-c", _NUMPY_SEES, os.path.join(root, script)], env=env, cwd=root,
                          capture_output=True, text=True, timeout=120).stdout
     assert "NUMPY SAW ['3']" in out
+
+
+def test_luck_gain_refuses_the_fitting_seeds_and_a_value_file_that_is_not_one(tmp_path, capsys):
+    import importlib.util
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location("luck_gain", os.path.join(root, "benchmarks", "luck_gain.py"))
+    lg = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.join(root, "benchmarks"))
+    try:
+        spec.loader.exec_module(lg)
+    finally:
+        sys.path.remove(os.path.join(root, "benchmarks"))
+    lo, hi = luck.default_model().meta["seeds"]
+    for seed in (lo, hi - 1, lo - 5):  # a piece that ends inside the range overlaps it too
+        with pytest.raises(SystemExit, match="overlap the value function's fitting seeds"):
+            lg.main(["--pair", "heuristic", "random", "--games", "10", "--seed", str(seed)])
+    with pytest.raises(SystemExit):
+        lg.main(["--pair", "heuristic", "random", "--games", "2", "--value", str(tmp_path / "none.safetensors")])
+    assert "no value model at" in capsys.readouterr().err
+    model = luck.default_model()
+    model.save(tmp_path / "v.safetensors")
+    assert lg.main(["--pair", "heuristic", "random", "--games", "4", "--seed", "5",
+                    "--value", str(tmp_path / "v.safetensors")]) == 0
+    assert "heuristic vs random | 2 | 4 |" in capsys.readouterr().out

@@ -37,6 +37,39 @@ def test_the_fitting_steps_add_up_to_the_estimators_corrected_rewards(specs, see
     assert (~g["train"]).sum() == 1 + sum(1 for label in labels if label.startswith("decision: search"))
 
 
+def test_the_batched_first_stage_labels_each_games_states_with_its_own_final_rewards():
+    from evaluation.value import layout
+
+    data = fit.collect(30, seed=123, keep=1.0, envs=8, log=lambda m: None)
+    again = fit.collect(30, seed=123, keep=1.0, envs=8, log=lambda m: None)
+    assert all(np.array_equal(data[k], again[k]) for k in data)  # the same seed, the same games
+    assert len(data["players"]) == 30 and set(data["players"]) <= {2, 3, 4}
+    L = layout()
+    game, x, reward = data["game"], data["x"].astype(np.float32), data["reward"]
+    assert np.all(np.diff(game) >= 0) and set(np.unique(game)) == set(range(30))  # game by game
+    for g in range(30):
+        n = int(data["players"][g])
+        rows = np.flatnonzero(game == g)
+        assert len(rows) % n == 0
+        r = reward[rows].reshape(-1, n)
+        assert np.all(r == r[0]) and set(r[0]) <= {-1.0, 0.0, 1.0}  # one final result per game
+        assert (r[0] == 1).sum() <= 1 and (r[0] >= 0).sum() >= 1  # a sole winner, or tied leaders
+        assert np.array_equal(data["step"][rows], np.repeat(np.arange(len(rows) // n), n))
+        own = x[rows].reshape(-1, n, L.size)
+        # each state's rows are its seats' views: the same table, each seat's own block first
+        assert np.all(own[:, :, 4 * L.seat:] == own[:, :1, 4 * L.seat:])
+        # the random bot's seats, marked the same in every state of the game
+        rand = own[:, :, L.o["random"]]
+        assert np.all(rand == rand[0]) and set(np.unique(rand)) <= {0.0, 1.0}
+    # with all decisions kept, the last state of a game is close to its end: its leader's margin
+    # says who won far more often than not
+    last = np.flatnonzero(np.r_[game[1:] != game[:-1], True])
+    ends = [(x[i - int(data["players"][game[i]]) + 1:i + 1], reward[i - int(data["players"][game[i]]) + 1:i + 1])
+            for i in last]
+    agree = [np.argmax(v[:, L.o["worth"] + 1]) == np.argmax(r) for v, r in ends if r.max() == 1]
+    assert np.mean(agree) > 0.8
+
+
 def test_games_joined_and_merged_keep_each_games_rows_and_steps():
     parts = [fit.game_steps(record(s, 20 + i), list(s))
              for i, s in enumerate([("heuristic", "random"), ("random", "random", "random", "heuristic"),
