@@ -1,7 +1,11 @@
 """``python -m arena export|import``: the arena's games to and from the JSONL human ledger.
 
     python -m arena export --db sqlite:///results/arena.db [--out PATH]   (default: stdout)
+    python -m arena export --db sqlite:///results/arena.db --tables DIR
     python -m arena import --db sqlite:///results/arena.db LEDGER.jsonl
+
+``--tables DIR`` writes the study's data for analysis instead (``arena/export.py``):
+participants.csv, games.csv, decisions.csv, answers.csv and study.json.
 
 (``python evaluate.py --serve ...`` starts the server; see the package docstring.)
 """
@@ -20,6 +24,7 @@ def main(argv=None) -> int:
     ex = sub.add_parser("export", help="write every finished game as a ledger line")
     ex.add_argument("--db", default=DEFAULT_DB)
     ex.add_argument("--out", metavar="PATH", help="file to write (default: standard output)")
+    ex.add_argument("--tables", metavar="DIR", help="write the CSV tables and study.json to DIR instead")
     im = sub.add_parser("import", help="add a ledger's games (each line is replayed and checked)")
     im.add_argument("--db", default=DEFAULT_DB)
     im.add_argument("ledger", metavar="LEDGER.jsonl")
@@ -35,6 +40,8 @@ def main(argv=None) -> int:
         print(f"python -m arena: error: {e}", file=sys.stderr)
         return 2
     try:
+        if args.cmd == "export" and args.tables:
+            return _tables(store, args.tables)
         if args.cmd == "export":
             text = export_text(store)
             if args.out:
@@ -57,6 +64,35 @@ def main(argv=None) -> int:
         return 2 if r["skipped"] else 0
     finally:
         store.close()
+
+
+def _tables(store, folder: str) -> int:
+    import json
+    import os
+
+    from . import export
+    from .study import Study
+
+    stored = store.study()
+    if stored is None:
+        print(f"python -m arena: error: {store.url} holds no study", file=sys.stderr)
+        return 2
+    study = Study.from_dict(stored)
+    data = export.everything(store, study)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for name, (_, columns) in export.TABLES.items():
+            with open(os.path.join(folder, f"{name}.csv"), "w", encoding="utf-8", newline="") as f:
+                f.write(export.to_csv(data[name], columns))
+        with open(os.path.join(folder, "study.json"), "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+            f.write("\n")
+    except OSError as e:
+        print(f"python -m arena: error: cannot write to {folder!r}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    print(f"{len(data['participants'])} participant(s), {len(data['games'])} game(s), "
+          f"{len(data['decisions'])} decision(s), {len(data['answers'])} answer(s) written to {folder}")
+    return 0
 
 
 if __name__ == "__main__":

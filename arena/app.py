@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import secrets
+import sys
 from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
@@ -180,7 +181,7 @@ class Arena:
                 moves = await self.bots.moves(live.gid, live.bot, live.seed, live.options,
                                               live.human, live.actions)
             except BotError as e:
-                raise HTTPException(503, f"{e}; reload the page to try again") from None
+                raise HTTPException(503, self.bot_failure(live, str(e))) from None
             start = len(live.actions)
             seats = []
             try:
@@ -191,10 +192,19 @@ class Arena:
                         frames.append(self.frame(live, before))
             except Exception as e:  # noqa: BLE001 - whatever the bot did, the page gets one line
                 self.evict(live)
-                raise HTTPException(503, f"the {live.bot} bot made an illegal move: {_one_line(e)}") from None
+                raise HTTPException(503, self.bot_failure(
+                    live, f"the {live.bot} bot made an illegal move: {_one_line(e)}")) from None
             await self.commit(live, start, list(zip(seats, moves)))
             live.shown = now()
         return frames
+
+    def bot_failure(self, live: Live, what: str) -> str:
+        """The page's message when a bot fails: with blinding it names no bot (the console has
+        the whole message)."""
+        if not self.study.blind:
+            return f"{what}; reload the page to try again"
+        print(f"arena: game {live.gid}: {what}", file=sys.stderr, flush=True)
+        return "an opponent could not make its move; reload the page to try again"
 
     def frame(self, live: Live, log_from: int) -> dict:
         return {"table": payload.table(live.view, live.labels),

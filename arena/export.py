@@ -31,6 +31,7 @@ import numpy as np
 
 from havok_env.engine import Game
 from havok_env.observe import Observer
+from havok_env.render import choice_label
 from havok_env.view import SeatView
 from training.stats import mean_ci
 
@@ -147,7 +148,7 @@ def decision_rows(store, study: Study) -> list[dict]:
             prev_at = g["created"]
         seat = replay.to_act
         pending = replay.pending
-        label = SeatView(replay, seat).action_label(d["action"])
+        label = choice_label(SeatView(replay, seat), d["action"])
         human = seat == g["human_seat"]
         shown = (d["shown"] or prev_at) if human else prev_at
         probs = None if human else policies.probabilities(g["bot"], replay, seat)

@@ -5,7 +5,8 @@ written for games played at the terminal (``human:NAME`` seats, the replay, the 
 ``evaluate.py --ledger FILE`` summarises an export, and games played at a terminal can join a
 study's results. An imported line is checked as ``evaluate.py --ledger`` checks it (its schema,
 and its replay must reproduce its recorded result); the arena keeps games with one human seat (the
-others are skipped and reported), and a line already imported is not imported twice.
+others are skipped and reported), a game against a bot the study does not have is refused, and a
+game already held (the same seed and actions, under any player's name) is not imported twice.
 """
 
 from __future__ import annotations
@@ -57,9 +58,15 @@ def _check(e) -> tuple[int, str, list[tuple[int, int]], int]:
 
 
 def import_text(store, text: str, source: str = "ledger") -> dict:
-    """Import every valid line of a JSONL ledger; returns counts and one message per skipped line."""
+    """Import every valid line of a JSONL ledger; returns counts and one message per skipped line.
+
+    A game's bot must be one of the study's bots (the results rank only those), and a game the
+    database already holds (the same seed and actions, whoever is named as its player) is not
+    imported again."""
     acts = store.all_actions()
-    done = {(g["participant_id"], g["seed"], tuple(acts.get(g["id"], []))) for g in store.games()}
+    done = {(g["seed"], tuple(acts.get(g["id"], []))) for g in store.games(kind=None)}
+    study = store.study() or {}
+    bots = list(study.get("agents") or [])
     imported, skipped, repeated = 0, [], 0
     for no, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -67,19 +74,21 @@ def import_text(store, text: str, source: str = "ledger") -> dict:
         try:
             e = json.loads(line)
             human, bot, moves, turns = _check(e)
+            if bots and bot not in bots:
+                raise ValueError(f"bot {bot!r} is not one of this study's ({', '.join(bots)})")
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
             why = (str(err).splitlines() or [type(err).__name__])[0][:160]
             skipped.append(f"{source}:{no}: skipped ({why})")
+            continue
+        key = (e["seed"], tuple(e["actions"]))
+        if key in done:
+            repeated += 1
             continue
         name = " ".join(human_name(e["seats"][human]).split())[:32] or "human"
         who = store.participant_by_name(name)
         if who is None:
             made = store.add_participant(name, False, "import")
             who = store.participant_by_name(name) if made is None else {"id": made[0]}
-        key = (who["id"], e["seed"], tuple(e["actions"]))
-        if key in done:
-            repeated += 1
-            continue
         store.import_game(who["id"], bot, e["seed"], e["options"], human, moves, e["result"],
                           turns, str(e.get("time") or ""))
         done.add(key)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from havok_env.engine import END_REASONS, Game
-from havok_env.render import question
+from havok_env.render import choice_label, question
 from havok_env.view import SeatView
 
 
@@ -73,7 +73,7 @@ def decision(view: SeatView) -> dict | None:
     q, detail = question(view, p["purpose"], p["context"] or {})
     return {"kind": p["kind"], "purpose": p["purpose"], "crash": p["purpose"] == "crash",
             "question": q, "detail": detail,
-            "choices": [{"action": int(a), "label": view.action_label(a)} for a in p["choices"]]}
+            "choices": [{"action": int(a), "label": choice_label(view, a)} for a in p["choices"]]}
 
 
 def result(view: SeatView) -> dict | None:
@@ -129,7 +129,7 @@ def replay_steps(seed: int, options: dict, actions: list[int], labels: list[str]
             view = SeatView(g, p)
             dec = decision(view)
             dec.update(player=p, name=view.seat_name(p), who=labels[p],
-                       chosen=int(a), chosen_label=view.action_label(a))
+                       chosen=int(a), chosen_label=choice_label(view, a))
             step["decision"] = dec
         steps.append(step)
     r = g.result

@@ -138,5 +138,33 @@ def question(view, purpose: str, ctx: dict) -> tuple[str, str]:
         except (KeyError, IndexError, TypeError, ValueError):
             pass
     if ctx.get("shown"):
-        q += " Top of the Havok deck: " + ", ".join(view.cards.names[k] for k in ctx["shown"]) + "."
+        q += " Top of the Havok deck: " + ", ".join(card_name(view.cards, k) for k in ctx["shown"]) + "."
     return q, detail
+
+
+def choice_label(view, action: int) -> str:
+    """One of the seat's pending choices as a person reads it: its ``action_label`` and, where
+    it names a treasure, the treasure's worth where it lies (in its owner's hoard, or its printed
+    value in the trash heap), which is what a card's limits ("worth 3 or less") are about."""
+    label = view.action_label(action)
+    p = view.pending
+    if p is None:
+        return label
+    words, ctx, cs = DECISIONS.get(p["purpose"]), p["context"] or {}, view.cards
+    if view.is_option(action):  # an option about a card shown from the Havok deck
+        shown, i = ctx.get("shown") or [], view.option_of(action)
+        if words is not None and "{card}" in (words.option or "") and i < len(shown) \
+                and cs.is_treasure(shown[i]):
+            return f"{label} (worth {cs.value[shown[i]]})"
+        return label
+    if not view.is_treasure(action):
+        return label
+    k = view.treasure_of(action)
+    owner = view.seat if words is not None and words.own_hoard else ctx.get("target")
+    worth = cs.value[k] if owner is None else view.value(owner, k)
+    return f"{label} (worth {worth})"
+
+
+def card_name(cards, k: int) -> str:
+    """A card's name, with its printed value if it is a treasure."""
+    return f"{cards.names[k]} (worth {cards.value[k]})" if cards.is_treasure(k) else cards.names[k]

@@ -15,12 +15,21 @@ from arena import bots as arena_bots
 from arena import ledger, payload, results
 from arena.study import next_assignment, slot_position
 from havok_env.engine import Game
+from havok_env.render import choice_label
 from havok_env.view import SeatView
 
 
 @pytest.fixture
 def arena(tmp_path):
     a = make_arena(f"sqlite:///{tmp_path}/arena.db")
+    yield a
+    a.store.close()
+
+
+@pytest.fixture
+def db_arena(db_url):
+    """The arena on SQLite and on PostgreSQL (tests/conftest.py)."""
+    a = make_arena(db_url)
     yield a
     a.store.close()
 
@@ -36,7 +45,8 @@ def replayed_payload(store, gid: int) -> dict:
     return payload.seat_payload(SeatView(g, row["human_seat"]), labels)
 
 
-def test_a_whole_game_every_decision_stored_before_the_next_is_shown(arena):
+def test_a_whole_game_every_decision_stored_before_the_next_is_shown(db_arena):
+    arena = db_arena
     with client(arena) as c:
         h = join(c, "ann")
         state = c.post("/api/games", headers=h).json()
@@ -47,7 +57,7 @@ def test_a_whole_game_every_decision_stored_before_the_next_is_shown(arena):
             # what the page shows is exactly what the database replays to
             assert {k: state[k] for k in keys} == replayed_payload(arena.store, state["game"])
             assert [c["label"] for c in state["decision"]["choices"]] == \
-                [SeatView(arena.live[state["game"]].game, state["seat"]).action_label(c["action"])
+                [choice_label(SeatView(arena.live[state["game"]].game, state["seat"]), c["action"])
                  for c in state["decision"]["choices"]]
             state = play(c, h, state, rng, moves=1)
             shown += 1
@@ -91,7 +101,8 @@ def test_trespass_forged_tokens_and_admin_pages(arena):
         assert c.get(f"/api/admin/results?token={ADMIN}").status_code == 200
 
 
-def test_stale_and_illegal_actions_are_refused_and_change_nothing(arena):
+def test_stale_and_illegal_actions_are_refused_and_change_nothing(db_arena):
+    arena = db_arena
     with client(arena) as c:
         h = join(c, "cat")
         state = c.post("/api/games", headers=h).json()
@@ -185,8 +196,8 @@ def test_study_design_rotates_bots_pairs_deals_rotates_seats_and_never_repeats_a
     assert len(full) >= 6
 
 
-def test_a_restarted_server_resumes_games_and_finishes_owed_bot_moves(tmp_path):
-    url = f"sqlite:///{tmp_path}/arena.db"
+def test_a_restarted_server_resumes_games_and_finishes_owed_bot_moves(db_url):
+    url = db_url
     first = make_arena(url)
     with client(first) as c:
         h = join(c, "ann")
@@ -237,7 +248,8 @@ def test_a_bot_rebuilt_from_the_record_plays_on_as_if_it_had_never_stopped(seed,
     assert run(None) == run(1) == run(3)
 
 
-def test_ledger_export_reads_in_evaluate_and_imports_back(arena, tmp_path, capsys):
+def test_ledger_export_reads_in_evaluate_and_imports_back(db_arena, tmp_path, capsys):
+    arena = db_arena
     with client(arena) as c:
         rng = random.Random(8)
         for who in ("ann", "bob"):

@@ -7,7 +7,9 @@ from __future__ import annotations
 import random
 
 from arena import payload
+from havok_env.decisions import DECISIONS
 from havok_env.engine import Game
+from havok_env.render import choice_label
 from havok_env.view import SeatView
 
 
@@ -68,7 +70,8 @@ def test_decisions_are_the_legal_choices_labelled_and_crash_windows_name_their_t
             seat = game.to_act
             dec = payload.decision(SeatView(game, seat))
             assert [c["action"] for c in dec["choices"]] == game.legal_actions()
-            assert [c["label"] for c in dec["choices"]] == [game.action_label(a) for a in game.legal_actions()]
+            assert [c["label"] for c in dec["choices"]] == \
+                [choice_label(SeatView(game, seat), a) for a in game.legal_actions()]
             for s in range(game.num_players):
                 assert (payload.decision(SeatView(game, s)) is None) == (s != seat)
             trig = game.pending["context"].get("trigger") or {}
@@ -88,3 +91,39 @@ def test_decisions_are_the_legal_choices_labelled_and_crash_windows_name_their_t
             assert "A crash window is open" not in dec["question"]
             game.apply(rng.choice(game.legal_actions()))
     assert seen == {"use", "event", "treasure"}
+
+
+def test_a_choice_that_names_a_treasure_says_its_worth_where_it_lies():
+    """A steal, break or trade names the treasure with its worth in its owner's hoard, a salvage or
+    a card shown from the Havok deck with its printed value (it is in no hoard): what a card's
+    "worth 3 or less" means."""
+    seen = set()
+    for seed in range(300):
+        game = Game(2, seed=seed, log=True)
+        rng = random.Random(seed)
+        while not game.is_over:
+            view = SeatView(game, game.to_act)
+            p = game.pending
+            for a in p["choices"]:
+                label = choice_label(view, a)
+                shown = p["context"].get("shown") or []
+                if view.is_option(a) and "{card}" in (DECISIONS[p["purpose"]].option or "") \
+                        and view.option_of(a) < len(shown) and game.cards.is_treasure(shown[view.option_of(a)]):
+                    k = shown[view.option_of(a)]  # a treasure shown from the Havok deck: its printed value
+                    assert label == f"{view.action_label(a)} (worth {game.cards.value[k]})"
+                    seen.add("shown")
+                    continue
+                if not view.is_treasure(a):
+                    assert "(worth" not in label
+                    continue
+                k = view.treasure_of(a)
+                owner = view.seat if DECISIONS[p["purpose"]].own_hoard else p["context"].get("target")
+                worth = game.cards.value[k] if owner is None else view.value(owner, k)
+                assert label == f"{view.action_label(a)} (worth {worth})"
+                seen.add(p["purpose"])
+                if owner is not None and worth != game.cards.value[k]:
+                    seen.add("affinity counted")
+            game.apply(rng.choice(p["choices"]))
+        if {"steal_pick", "salvage_pick", "trade_give", "affinity counted", "shown"} <= seen:
+            break
+    assert {"steal_pick", "salvage_pick", "trade_give", "affinity counted", "shown"} <= seen, seen

@@ -42,8 +42,8 @@ def from_database(db_url: str, gid: int) -> dict:
             **payload.seat_payload(SeatView(g, row["human_seat"]), labels)}
 
 
-def test_sigkill_in_the_middle_of_games_and_restart(tmp_path):
-    db = f"sqlite:///{tmp_path}/arena.db"
+def test_sigkill_in_the_middle_of_games_and_restart(db_url):
+    db = db_url  # SQLite and PostgreSQL (tests/conftest.py)
     server = Server(db, free_port(), AGENTS)
     rng = random.Random(0)
     people, states = [], []

@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import random
+import re
 import socket
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from arena_util import ADMIN, ADMIN_HEADERS, ROOT, client, join, make_arena, pla
 
 import arena as arena_pkg
 import evaluate
-from arena import export
+from arena import export, ledger
 from arena.app import Arena
 from arena.bots import BotPool
 from arena.store import Store, meta
@@ -140,8 +141,8 @@ def test_the_tutorial_deal_reaches_every_goal_by_following_the_coach():
 
 
 @pytest.fixture
-def study_arena(tmp_path):
-    store = Store(f"sqlite:///{tmp_path}/arena.db")
+def study_arena(tmp_path, db_url):
+    store = Store(db_url)  # SQLite and PostgreSQL (tests/conftest.py)
     study = arena_pkg.make_study(store, None, None, None, None, None,
                                  arena_pkg.study_file(write(tmp_path, STUDY)))
     a = Arena(study, store, BotPool(study.bot_specs(), inline=True), admin_token=ADMIN)
@@ -385,3 +386,65 @@ def test_the_decisions_export_has_a_trained_bots_probabilities(tmp_path):
         # the shipped policy plays deterministically: the action it took is its most probable one
         assert float(d["bot_probability"]) == probs[int(d["action"])] == max(probs.values())
     assert all(d["bot_policy"] == "" and d["bot_probability"] == "" for d in bots["heuristic"])
+
+
+def test_the_importer_checks_bot_labels_and_refuses_a_game_it_holds(tmp_path):
+    a = make_arena(f"sqlite:///{tmp_path}/arena.db")
+    with client(a) as c:
+        h = join(c, "ann")
+        play(c, h, c.post("/api/games", headers=h).json(), random.Random(1))
+    text = ledger.export_text(a.store)
+    study = a.study.to_dict()
+    # the same game under another name is the same game
+    renamed = json.loads(text)
+    renamed["seats"] = ["human:bob" if s.startswith("human:") else s for s in renamed["seats"]]
+    renamed["agents"] = ["human:bob", renamed["arena"]["bot"]]
+    r = ledger.import_text(a.store, json.dumps(renamed) + "\n", "x")
+    assert r["imported"] == 0 and r["already_there"] == 1
+    # a bot the study does not have is refused
+    other = json.loads(text)
+    other["seats"] = ["human:bob" if s.startswith("human:") else "search" for s in other["seats"]]
+    other["agents"] = ["human:bob", "search"]
+    r = ledger.import_text(a.store, json.dumps(other) + "\n", "x")
+    assert r["imported"] == 0 and re.search(r"bot 'search' is not one of this study's", r["skipped"][0])
+    assert study["agents"] == ["heuristic", "random"]
+    a.store.close()
+
+
+def test_the_command_line_writes_the_tables(tmp_path, capsys):
+    from arena.__main__ import main
+    url = f"sqlite:///{tmp_path}/arena.db"
+    a = make_arena(url)
+    with client(a) as c:
+        h = join(c, "ann")
+        play(c, h, c.post("/api/games", headers=h).json(), random.Random(3))
+    a.store.close()
+    assert main(["export", "--db", url, "--tables", str(tmp_path / "out")]) == 0
+    assert "1 participant(s), 1 game(s)" in capsys.readouterr().out
+    for name, (_, columns) in export.TABLES.items():
+        with open(tmp_path / "out" / f"{name}.csv", encoding="utf-8") as f:
+            assert next(csv.reader(f)) == columns
+    data = json.loads((tmp_path / "out" / "study.json").read_text())
+    assert data["study"]["agents"] == ["heuristic", "random"] and len(data["games"]) == 1
+
+
+def test_a_failing_bot_is_not_named_to_a_blinded_participant(tmp_path, capsys):
+    from arena.bots import BotError
+    a = make_arena(f"sqlite:///{tmp_path}/arena.db", agents=("heuristic",))
+
+    async def broken(*args):
+        raise BotError("the heuristic bot failed: RuntimeError: out of ideas")
+    with client(a) as c:
+        h = join(c, "ann")
+        state = c.post("/api/games", headers=h).json()
+        a.bots.moves = broken
+        for _ in range(50):  # the person's decisions until the bot is asked to move
+            r = c.post(f"/api/games/{state['game']}/act", headers=h,
+                       json={"step": state["step"], "action": state["decision"]["choices"][0]["action"]})
+            if r.status_code != 200:
+                break
+            state = r.json()
+        assert r.status_code == 503 and "heuristic" not in r.text
+        assert "an opponent could not make its move" in r.json()["detail"]
+        assert "the heuristic bot failed" in capsys.readouterr().err  # the console says which
+    a.store.close()

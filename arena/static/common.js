@@ -135,7 +135,7 @@ function drawTable(t, opts) {
   const hand = opts.reveal ? null : el("div", { class: "hand panel" }, el("h2", {}, "Your hand"),
     t.hand.length ? el("div", { class: "cards" }, t.hand.map(cardBox)) : el("div", { class: "muted" }, "(empty)"),
     t.known_top.length ? el("div", { class: "meta" }, "You know the top of the Havok deck: " +
-      t.known_top.map(c => c.name).join(", ")) : null);
+      t.known_top.map(c => c.name + (c.kind === "treasure" ? " (worth " + c.value + ")" : "")).join(", ")) : null);
   // a treasure is named with its worth wherever it is shown
   const chip = c => el("span", { class: "chip", title: c.text || null }, c.name + (c.count > 1 ? " ×" + c.count : ""),
     c.kind === "treasure" ? el("b", {}, c.value) : null);
