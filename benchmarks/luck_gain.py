@@ -23,6 +23,8 @@ and ``--both`` reports both ways on the same games.
 unbiased: the mean correction, the paired difference of the two means, must be within its interval
 of zero.
 
+``--reruns K`` also corrects the search bot's decisions (evaluation.luck.analyse: its expectation
+estimated by asking it again K times with independent draws; K searches per decision of it).
 ``--value PATH`` measures another value function than the shipped one (the same games: compare
 two on the same seeds). ``--out PATH`` appends one JSON line per game (pairing, seed, seat, raw
 and corrected score, and the steps), so that a long measurement can be run in pieces (``--seed``
@@ -73,7 +75,7 @@ def games_needed(sd: float) -> int:
 
 
 def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True,
-         modes=(True,), model=None):
+         modes=(True,), model=None, reruns=0):
     """Play and correct ``games`` games; one row per game and mode (``True``: the value looks ahead
     through the known policies, ``False``: taken where each position stands)."""
     agents = {}  # one agent per spec and seat, built once (a trained model loads once)
@@ -98,8 +100,8 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
                 agents[(s, i)] = make_agent(s)
         rec = play_game([agents[(s, i)] for i, s in enumerate(specs)], seed=seed + g, dragons=dragons)
         for ahead in modes:
-            lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead)
-            row = {"a": a, "b": b, "players": players, "ahead": ahead, "seed": seed + g, "seat": seat,
+            lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns)
+            row = {"a": a, "b": b, "players": players, "ahead": ahead, "reruns": reruns, "seed": seed + g, "seat": seat,
                    "raw": float(lk.rewards[seat]), "corrected": float(lk.corrected[seat]),
                    "luck": {k: float(v[seat]) for k, v in lk.by_kind().items()}}
             if steps:
@@ -132,14 +134,16 @@ def summary(rows: list) -> dict:
 def report(rows: list, steps: bool) -> str:
     groups = defaultdict(list)
     for r in rows:
-        groups[(r["a"], r["b"], r["players"], r.get("ahead", False))].append(r)
+        groups[(r["a"], r["b"], r["players"], r.get("ahead", False), r.get("reruns", 0))].append(r)
     lines = ["| pairing | players | games | score (raw) | corrected | SD raw | SD corrected | ratio | "
              "games for +-3 points: raw | corrected |", "|---|---|---|---|---|---|---|---|---|---|"]
     details = []
-    for (a, b, n, ahead), rs in groups.items():
+    for (a, b, n, ahead, reruns), rs in groups.items():
         s = summary(rs)
         if not ahead:
             b += " (valued where it stands)"
+        if reruns:
+            b += f" (search decisions corrected, {reruns} reruns)"
         lines.append(f"| {a} vs {b} | {n} | {s['games']:,} | {s['score']:+.3f} +- {s['ci']:.3f} | "
                      f"{s['corrected']:+.3f} +- {s['corrected_ci']:.3f} | {s['sd']:.3f} | "
                      f"{s['corrected_sd']:.3f} | **{s['ratio']:.2f}** | {s['needed']:,} | "
@@ -186,6 +190,9 @@ def main(argv=None) -> int:
     ap.add_argument("--both", action="store_true", help="report both ways, on the same games")
     ap.add_argument("--value", metavar="PATH", help="the value function (a .safetensors with its .json; "
                                                     "default: the shipped one)")
+    ap.add_argument("--reruns", type=int, default=0, metavar="K",
+                    help="correct the search bot's decisions too, its expectation estimated by asking "
+                         "it again K times with independent draws (K searches per decision)")
     ap.add_argument("--out", help="append one JSON line per game here")
     ap.add_argument("--summarise", metavar="PATH", help="report the games of a --out file")
     args = ap.parse_args(argv)
@@ -201,6 +208,8 @@ def main(argv=None) -> int:
         ap.error("give --pair A B (repeatable), --check or --summarise PATH")
     if args.games < 2:
         ap.error("--games must be at least 2")
+    if args.reruns < 0:
+        ap.error("--reruns must be 0 or more")
     try:
         model = ValueModel.load(args.value) if args.value else None
     except ModelFileError as e:
@@ -217,7 +226,8 @@ def main(argv=None) -> int:
                 continue
             t = time.time()
             modes = (True, False) if args.both else (not args.where_it_stands,)
-            rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes, model=model)
+            rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes, model=model,
+                         reruns=args.reruns)
             print(f"{a} vs {b}: {args.games} games in {time.time() - t:.0f} s", file=sys.stderr)
     finally:
         if out is not None:

@@ -10,7 +10,13 @@
 * every other use of the game's random generator: the dragons left to chance, the first player,
   the contest between crashes declared in one window (uniform over its range);
 * the decisions of seats whose policy is known and random (the ``random`` bot: uniform over the
-  legal actions).
+  legal actions);
+* with ``sample``, the decisions of seats whose policy draws on a generator of its own (the search
+  bot): their distribution is not known in closed form, so it is estimated by asking the policy
+  again with independent draws, and the outcomes are those answers, each weighted by how often it
+  came (the action taken among them, weight 0 if none gave it). The estimate of the expected value
+  is then an average over independent draws of the same distribution as the action taken, so the
+  correction keeps expectation zero.
 
 Shuffling itself reveals nothing, so it is not an event: the cards it orders become events one by
 one as they are revealed. For each event the tracer gives the state that follows each outcome,
@@ -190,7 +196,7 @@ class Trace:
 
 
 def trace(record: dict, random_seats=(), check: bool = False, every_outcome: bool = True,
-          arrange=None, advance=None) -> Trace:
+          arrange=None, advance=None, sample=None) -> Trace:
     """Replay ``record`` and list its luck events, the decisions of ``random_seats`` (seats played
     by the uniformly random bot) included, each with the state after every outcome (see
     :class:`Event`; with ``every_outcome=False`` only after the actual one, the others None: what
@@ -205,12 +211,17 @@ def trace(record: dict, random_seats=(), check: bool = False, every_outcome: boo
     where those decisions lead, up to the next chance point, decision left to its seat or the end
     (:func:`evaluation.luck.lookahead`). Drawn cards and flipped treasures are then played on as
     well, not valued as soon as they are revealed; with ``check``, each decision's point is where
-    it leads too."""
-    return _Tracer(record, set(random_seats), check, every_outcome, arrange, advance).run()
+    it leads too.
+
+    ``sample`` (seat -> ``draw(game, seat, index)``), if given, makes the decisions of those seats
+    events: ``draw`` gets a copy of the game at the decision and the action's index in the record,
+    and returns actions the seat's policy takes there with draws independent of the game's (the
+    module docstring)."""
+    return _Tracer(record, set(random_seats), check, every_outcome, arrange, advance, sample).run()
 
 
 class _Tracer:
-    def __init__(self, record, random_seats, check, every_outcome=True, arrange=None, advance=None):
+    def __init__(self, record, random_seats, check, every_outcome=True, arrange=None, advance=None, sample=None):
         if not isinstance(record, dict) or not {"seed", "options", "actions"} <= set(record) \
                 or not isinstance(record["options"], dict) or not isinstance(record["actions"], list):
             raise TraceError("not a game record: it needs 'seed', 'options' and a list of 'actions'")
@@ -220,6 +231,7 @@ class _Tracer:
         self.every_outcome = every_outcome
         self.arrange = arrange
         self.advance = advance
+        self.sample = dict(sample or {})
         self.events: list[Event] = []
         self.action = -1
         self.decisions: list = []
@@ -275,6 +287,13 @@ class _Tracer:
                 choices = list(p["choices"])
                 self.event("decision", seat, state.turn, choices, [1] * len(choices), choices.index(a),
                            ("decision", node))
+            elif seat in self.sample:
+                drawn = [int(x) for x in self.sample[seat](g.clone(), seat, i)]
+                if not drawn or any(x not in p["choices"] for x in drawn):
+                    raise ValueError(f"the policy of seat {seat} sampled no legal action at action {i}")
+                outcomes = list(dict.fromkeys(drawn + [a]))
+                self.event("decision", seat, state.turn, outcomes, [drawn.count(o) for o in outcomes],
+                           outcomes.index(a), ("decision", node))
             seen.put_under(state, a, g)
             points, _ = g.run_chance(a, states=True)
             self.recorded(points, seen, node)

@@ -17,6 +17,9 @@ Evaluation in Imperfect Information Games", AAAI 2018 (arXiv:1612.06915). See do
 
 from __future__ import annotations
 
+import copy
+import hashlib
+
 import numpy as np
 
 from havok_env.constants import is_player_count
@@ -28,6 +31,10 @@ __all__ = ["corrected_rewards", "corrected_batch", "analyse", "GameLuck", "Trace
            "unavailable", "corrected_or_none"]
 
 RANDOM_POLICY = "random"
+# Agents whose decisions draw on a generator of their own (the search bot's sampled worlds): with
+# ``reruns``, each of their decisions is a luck event whose expectation is estimated by asking the
+# agent again with independent draws.
+RERUN = ("search",)
 _MODEL: ValueModel | None = None
 
 
@@ -173,8 +180,67 @@ def lookahead(policies, num_players: int):
     return advance
 
 
+class _Rerun:
+    """Asks a search bot again, ``reruns`` times with draws of its own (seeds from the record's seed,
+    the action's index and the rerun, by sha256: independent of the played bot's), at each of its
+    seat's decisions in turn. The played bot's baseline, the heuristic, remembers what its earlier
+    decisions left (the stake of its last play, the last crash window's trigger); the search asks
+    it once at every decision, so asking a heuristic at every decision of the seat in turn rebuilds
+    that memory, and each rerun starts from a copy of it: the reruns follow the played bot's policy
+    at that point, with other draws."""
+
+    def __init__(self, spec: str, seat: int, num_players: int, seed, reruns: int):
+        from agents.heuristic import HeuristicAgent
+
+        self.spec, self.num_players, self.seed, self.reruns = spec, num_players, seed, reruns
+        self.memory = HeuristicAgent()
+        self.memory.reset(seat, num_players)
+
+    def __call__(self, game, seat: int, index: int) -> list[int]:
+        from agents import make_agent
+        from havok_env.view import SeatView
+
+        view = SeatView(game, seat)
+        legal = view.legal_actions()
+        out = list(legal)
+        if len(legal) > 1:
+            out = []
+            for k in range(self.reruns):
+                bot = make_agent(self.spec)
+                bot.reset(seat, self.num_players, seed=rerun_seed(self.seed, index, k))
+                bot.heuristic._bot = copy.deepcopy(self.memory._bot)
+                out.append(int(bot.choose(view)))
+        self.memory.choose(view)  # as the played bot's baseline was asked at this decision
+        return out
+
+
+def rerun_seed(seed, index: int, k: int) -> int:
+    """The seed of rerun ``k`` of the decision at action ``index`` of the game of ``seed``."""
+    return int.from_bytes(hashlib.sha256(f"rerun {seed} {index} {k}".encode()).digest()[:8], "big") >> 1
+
+
+def resamplers(policies, num_players: int, seed, reruns: int) -> dict:
+    """seat -> a :class:`_Rerun` for the seats played by an agent of :data:`RERUN` (none if
+    ``reruns`` is 0): the ``sample`` of :func:`evaluation.chance.trace`."""
+    from agents import AgentSpecError, make_agent
+
+    out = {}
+    if reruns <= 0:
+        return out
+    for seat, spec in enumerate(list(policies or ())[:num_players]):
+        spec = None if spec is None else str(spec).strip()
+        if spec is None or spec.partition(":")[0] not in RERUN:
+            continue
+        try:
+            make_agent(spec)
+        except AgentSpecError:
+            continue
+        out[seat] = _Rerun(spec, seat, num_players, seed, reruns)
+    return out
+
+
 def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: bool = False,
-            ahead: bool = True, seats=None) -> GameLuck:
+            ahead: bool = True, seats=None, reruns: int = 0) -> GameLuck:
     """The luck correction of one finished game. ``policies`` names each seat's agent (a spec
     such as ``random``, ``heuristic``, ``search``, a model path, ``human``; None if unknown): only
     the ``random`` bot's decisions are corrected. Raises :class:`TraceError` for a record that does
@@ -192,14 +258,21 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
 
     ``seats`` (default: all) corrects only those seats: only their rows are valued, each seat's
     figures are the same bits as when every seat is corrected, and the other seats' are NaN
-    (the game is traced in full either way)."""
+    (the game is traced in full either way).
+
+    ``reruns`` (default 0: none) corrects the decisions of the search bot too: each is a luck event
+    whose outcomes are the search's choices when asked again ``reruns`` times with independent
+    draws (:class:`_Rerun`), which estimate its expectation without bias. It costs ``reruns``
+    searches per decision of the search bot."""
     model = model or default_model()
     rand = random_seats(policies)
     advance = None
+    n = record.get("options", {}).get("num_players") if isinstance(record, dict) else None
+    n = n if is_player_count(n) else len(policies or ())
     if ahead:
-        n = record.get("options", {}).get("num_players") if isinstance(record, dict) else None
-        advance = lookahead(policies, n if is_player_count(n) else len(policies or ()))
-    tr = trace(record, rand, check=steps, advance=advance)
+        advance = lookahead(policies, n)
+    sample = resamplers(policies, n, record.get("seed") if isinstance(record, dict) else None, reruns)
+    tr = trace(record, rand, check=steps, advance=advance, sample=sample)
     if tr.rewards is None:
         raise TraceError("the record stops before the end of the game")
     n = tr.num_players

@@ -523,3 +523,50 @@ def test_luck_gain_refuses_the_fitting_seeds_and_a_value_file_that_is_not_one(tm
     assert lg.main(["--pair", "heuristic", "random", "--games", "4", "--seed", "5",
                     "--value", str(tmp_path / "v.safetensors")]) == 0
     assert "heuristic vs random | 2 | 4 |" in capsys.readouterr().out
+
+
+def test_search_reruns_start_from_the_played_bots_memory_and_are_its_choices_with_other_draws():
+    """The search bot's decisions, with reruns: each rerun starts from the heuristic memory the
+    played bot's baseline had at that decision (checked against the played bot's own baseline),
+    draws of its own, and the event's outcomes are the reruns' choices (the action taken among
+    them, weight 0 if no rerun took it), so the correction is V after the action taken minus the
+    reruns' mean."""
+    import copy
+
+    from havok_env.view import SeatView
+
+    bot = make_agent("search:8")
+    priors = []
+
+    def hook(seat, obs, mask, action):
+        if seat == 0:
+            priors.append(bot._last[1])  # the played bot's baseline: its heuristic's choice
+
+    rec = play_game([bot, make_agent("heuristic")], seed=31, on_decision=hook)
+    rec = {k: rec[k] for k in ("seed", "options", "actions")}
+    specs = ["search:8", "heuristic"]
+    rerun = luck.resamplers(specs, 2, rec["seed"], 3)[0]
+    seen, drawn = [], []
+
+    def check(game, seat, index):
+        seen.append(copy.deepcopy(rerun.memory).choose(SeatView(game, seat)))
+        out = rerun(game, seat, index)
+        drawn.append((index, out))
+        return out
+
+    tr = chance.trace(rec, (), sample={0: check})
+    assert seen == priors and len(seen) > 5
+    events = [ev for ev in tr.events if ev.kind == "decision"]
+    assert [ev.action for ev in events] == [i for i, _ in drawn]
+    for ev, (i, out) in zip(events, drawn):
+        assert ev.seat == 0 and ev.outcomes[ev.actual] == rec["actions"][i]
+        assert sorted(o for o, w in zip(ev.outcomes, ev.weights) for _ in range(w)) == sorted(out)
+        assert len(out) == 3 or len(out) == 1  # one legal action: itself
+    assert any(len(set(out)) > 1 for _, out in drawn)  # the draws matter, now and then
+    # the estimator: the reruns' events are corrected like any other; without reruns nothing is
+    plain = luck.analyse(rec, specs)
+    lk = luck.analyse(rec, specs, reruns=3)
+    assert "decision" not in plain.by_kind() and "decision" in lk.by_kind()
+    assert np.allclose(lk.rewards - lk.corrections.sum(axis=0), lk.corrected)
+    assert luck.rerun_seed(rec["seed"], 4, 0) != luck.rerun_seed(rec["seed"], 4, 1)
+    assert not luck.resamplers(specs, 2, rec["seed"], 0) and not luck.resamplers(["heuristic"] * 2, 2, 1, 3)
