@@ -39,6 +39,9 @@ import os
 # the luck correction's value network ran in numpy too, 600 corrected games on 2 workers took
 # 31 s with them, 16 s without).
 if __name__ == "__main__":  # a program of its own (importing it leaves the environment alone)
+    # first of all: an interrupt from here on ends the run in one line (training/parallel.py)
+    from training.parallel import handle_interrupts
+    handle_interrupts("train.py", starting=True)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
@@ -100,6 +103,12 @@ FROM_SCRATCH = dict(
     snapshot_every=1_000_000,
     pool_size=8,
 )
+
+
+# the options --resume may change (a lower learning rate and entropy bonus for a run's later hours),
+# by their names among the PPO hyperparameters; the network and the rollout's size stay the run's
+RESUME_CHANGES = {"lr": "learning_rate", "ent_coef": "ent_coef", "clip_range": "clip_range",
+                  "n_epochs": "n_epochs", "batch_size": "batch_size"}
 
 
 class UsageError(Exception):
@@ -169,14 +178,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint-every", type=int, default=None,
                    help="timesteps between checkpoints (default: every evaluation)")
     p.add_argument("--logdir", default="runs", help="TensorBoard log directory ('' for none)")
-    p.add_argument("--lr", type=float, default=DEFAULTS["learning_rate"], help="learning rate")
+    p.add_argument("--lr", type=float, default=None,
+                   help=f"learning rate (default {DEFAULTS['learning_rate']}; with --resume, the run's own)")
     p.add_argument("--n-steps", type=int, default=None,
                    help=f"rollout length per env (default {DEFAULTS['batched_n_steps']} batched, "
                         f"{DEFAULTS['n_steps']} with --vec-env subproc)")
     p.add_argument("--batch-size", type=int, default=None,
                    help=f"minibatch (default {DEFAULTS['batch_size']}; {FROM_SCRATCH['batch_size']} "
                         "with --from-scratch)")
-    p.add_argument("--n-epochs", type=int, default=DEFAULTS["n_epochs"])
+    p.add_argument("--n-epochs", type=int, default=None,
+                   help=f"epochs per update (default {DEFAULTS['n_epochs']}; with --resume, the run's own)")
     p.add_argument("--ent-coef", type=float, default=None,
                    help=f"entropy bonus (default {DEFAULTS['ent_coef']}; {FROM_SCRATCH['ent_coef']} "
                         "with --from-scratch)")
@@ -202,7 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--distill-temperature", type=float, default=DEFAULTS["distill_temperature"],
                    help="temperature of the soft targets built from the teacher's value estimates "
                         f"(default {DEFAULTS['distill_temperature']}; 0: imitate its choices only)")
-    p.add_argument("--clip-range", type=float, default=DEFAULTS["clip_range"])
+    p.add_argument("--clip-range", type=float, default=None,
+                   help=f"PPO's clip range (default {DEFAULTS['clip_range']}; with --resume, the run's own)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="print only the final summary")
     return p
@@ -313,7 +325,10 @@ def resolve_defaults(args) -> None:
         mode = FROM_SCRATCH
     else:
         mode = {}
+    # what a resumed run changes: the options given, by their PPO names (the rest are the run's own)
+    args.changes = {ppo: getattr(args, opt) for opt, ppo in RESUME_CHANGES.items() if getattr(args, opt) is not None}
     fill = {"timesteps": DEFAULTS["timesteps"], "minutes": None, "bc_games": DEFAULTS["bc_games"],
+            "lr": DEFAULTS["learning_rate"], "n_epochs": DEFAULTS["n_epochs"], "clip_range": DEFAULTS["clip_range"],
             "distill_games": DEFAULTS["distill_games"],
             "batch_size": DEFAULTS["batch_size"], "ent_coef": DEFAULTS["ent_coef"],
             "eval_every": DEFAULTS["eval_every"], "pool_size": 5, "snapshot_every": None}
@@ -376,6 +391,9 @@ def validate(args) -> dict:
                 read_record(out)  # the run record the resumed run extends
         except AgentSpecError as e:
             raise UsageError(f"--resume: {e}") from None
+        if args.n_steps is not None and args.n_steps != rec["hyperparameters"].get("n_steps"):
+            raise UsageError("--resume keeps the run's --n-steps (its rollout buffer); "
+                             f"it may change {', '.join('--' + o.replace('_', '-') for o in RESUME_CHANGES)}")
         args.critic = rec["network"].get("critic", "observation")  # the env must give what it reads
         was = bool(rec.get("from_scratch")) or bool(prev_record(out).get("from_scratch"))
         if was != bool(args.from_scratch):
@@ -475,7 +493,8 @@ def run(args) -> dict:
     if args.resume:
         # rebuilt from the record's hyperparameters and the saved weights: nothing is unpickled
         model, resumed, restored = sb3_model.rebuild(cfg["resume_from"], venv, seed=args.seed,
-                                                     tensorboard_log=tb)
+                                                     tensorboard_log=tb, changes=args.changes)
+        args.changes = {k: v for k, v in args.changes.items() if resumed["hyperparameters"].get(k) != v}
         prev = read_record(out) if os.path.exists(out + ".json") else resumed
         _say(args, f"resuming {cfg['resume_from']} at {model.num_timesteps:,} steps"
                    + ("" if restored else " (no optimizer state saved: Adam starts afresh)"))
@@ -603,10 +622,14 @@ def run(args) -> dict:
                 save(self.model, p)
                 state["snapshots"] = (state["snapshots"] + [p])[-args.pool_size:] if args.pool_size else []
                 self.training_env.env_method("set_opponents", opponent_factory(state["snapshots"]))
-            self.checkpoint(done)
+            saved = self.checkpoint(done)
             if args.eval_every and args.eval_games != 0 and done >= self.next_eval:
                 self.next_eval = self.after(self.next_eval, args.eval_every, done)
                 self.run_eval()
+            if saved and state["best_at"] is not None:
+                # what --resume continues from, should the run be stopped before its end
+                save(self.model, out + ".last", optimizer=True)
+                write_record([], None)
 
         @staticmethod
         def after(due: int, every: int, done: int) -> int:
@@ -616,11 +639,13 @@ def run(args) -> dict:
                 due += every
             return due
 
-        def checkpoint(self, done: int) -> None:
+        def checkpoint(self, done: int) -> bool:
             if self.ck_every and done >= self.next_ck:
                 self.next_ck = self.after(self.next_ck, self.ck_every, done)
                 os.makedirs(ckpt_dir, exist_ok=True)
                 save(self.model, os.path.join(ckpt_dir, f"step_{self.model.num_timesteps}"))
+                return True
+            return False
 
         def run_eval(self, log=True):
             state["evaluated_updates"] = self.model._n_updates
@@ -642,6 +667,7 @@ def run(args) -> dict:
             if score > state["best"]:
                 state["best"], state["best_at"] = score, ts
                 save_best(self.model)
+                write_record([], None)  # the best model's record is the run's, so far
                 mark = "  * best, saved"
             _say(args, f"[{ts:>9,} steps, {time.time() - t0:6.0f}s] " + "; ".join(fmt_eval(r) for r in results) + mark)
             if league is not None:
@@ -660,6 +686,39 @@ def run(args) -> dict:
                                     args.eval_games or DEFAULTS["batched_eval_games"], seed=eval_seed)
         return evaluate(learner, spec, dragon.affinity, players, args.eval_games or DEFAULTS["eval_games"],
                         seed=eval_seed, workers=cpus)
+
+    changes = list(prev.get("hyperparameter_changes") or [])
+    if args.resume and args.changes:
+        changes.append({"at_timesteps": int(model.num_timesteps), **args.changes})
+
+    def write_record(final: list, train_wall: float | None) -> dict:
+        """The run record: the best model's record completed (still a model record), written whole
+        or not at all. During the run (``train_wall`` None) it is the record so far, for a run that
+        is stopped and resumed."""
+        wall = time.time() - t0
+        record = {
+            **read_record(out), "format": FORMAT,
+            "dragon": dragon.name, "affinity": dragon.affinity, "players": players, "opponents": bots,
+            "self_play": bool(args.self_play), "from_scratch": bool(args.from_scratch), "seed": args.seed,
+            "vec_env": "batched" if cfg["batched"] else "subproc", "torch_threads": ppo_threads,
+            "minutes": args.minutes, "league": league.summary() if league is not None else None,
+            "timesteps": int(model.num_timesteps), "timesteps_this_run": args.timesteps,
+            "resumed": bool(args.resume), "finished": train_wall is not None, "n_envs": n_envs,
+            "env_version": ENV_VERSION, "observation_size": obs_size, "action_size": n_actions,
+            "hyperparameters": hyper, "hyperparameter_changes": changes, "versions": versions(), "cpus": cpus,
+            "wall_time_s": round(wall + prev.get("wall_time_s", 0.0), 1),
+            "wall_time_this_run_s": round(wall, 1), "train_wall_time_s": round(train_wall or wall, 1),
+            "model": out + ".safetensors", "best_at_timesteps": state["best_at"],
+            "behaviour_cloning": bc_info if bc_info is not None else prev.get("behaviour_cloning"),
+            "distillation": distill_info if distill_info is not None else prev.get("distillation"),
+            "evaluation_opponents": cfg["eval_opponents"], "curve": curve,
+            "final_evaluation": final,
+        }
+        tmp = out + ".json.tmp"
+        with open(tmp, "w") as f:
+            json.dump(record, f, indent=2)
+        os.replace(tmp, out + ".json")
+        return record
 
     cb = TrainCallback()
     if (bc_info or distill_info) and cb.ck_every:
@@ -693,26 +752,7 @@ def run(args) -> dict:
             final.append(evaluate(best, spec, dragon.affinity, players, args.final_eval_games,
                                   seed=2_000_000_000 + 7919 * args.seed, workers=cpus))
     wall = time.time() - t0
-    record = {
-        **read_record(out), "format": FORMAT,
-        "dragon": dragon.name, "affinity": dragon.affinity, "players": players, "opponents": bots,
-        "self_play": bool(args.self_play), "from_scratch": bool(args.from_scratch), "seed": args.seed,
-        "vec_env": "batched" if cfg["batched"] else "subproc", "torch_threads": ppo_threads,
-        "minutes": args.minutes, "league": league.summary() if league is not None else None,
-        "timesteps": int(model.num_timesteps), "timesteps_this_run": args.timesteps,
-        "resumed": bool(args.resume), "n_envs": n_envs,
-        "env_version": ENV_VERSION, "observation_size": obs_size, "action_size": n_actions,
-        "hyperparameters": hyper, "versions": versions(), "cpus": cpus,
-        "wall_time_s": round(wall + prev.get("wall_time_s", 0.0), 1),
-        "wall_time_this_run_s": round(wall, 1), "train_wall_time_s": round(train_wall, 1),
-        "model": out + ".safetensors", "best_at_timesteps": state["best_at"],
-        "behaviour_cloning": bc_info if bc_info is not None else prev.get("behaviour_cloning"),
-        "distillation": distill_info if distill_info is not None else prev.get("distillation"),
-        "evaluation_opponents": cfg["eval_opponents"], "curve": curve,
-        "final_evaluation": final,
-    }
-    with open(out + ".json", "w") as f:  # the best model's record, completed: still a model record
-        json.dump(record, f, indent=2)
+    record = write_record(final, train_wall)
     plot_curve(curve, out + ".curve.png",
                f"{dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}",
                xlabel="PPO timesteps (learner decisions)" + ("; 0 = after the imitation warm start"

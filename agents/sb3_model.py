@@ -167,13 +167,18 @@ def check_hyperparameters(rec: dict, where: str) -> dict:
     return out
 
 
-def rebuild(base: str, env, seed: int = 0, tensorboard_log=None):
-    """(MaskablePPO, record, whether the optimizer state was restored) from a saved model."""
+def rebuild(base: str, env, seed: int = 0, tensorboard_log=None, changes: dict | None = None):
+    """(MaskablePPO, record, whether the optimizer state was restored) from a saved model, with the
+    PPO hyperparameters in ``changes`` (names of :data:`PPO_HYPERPARAMETERS`) replacing the record's."""
     import torch
     from sb3_contrib import MaskablePPO
 
     rec, weights = load_model(base)
     hyper = check_hyperparameters(rec, base + ".json")
+    unknown = set(changes or {}) - set(PPO_HYPERPARAMETERS)
+    if unknown:
+        raise ValueError(f"not PPO hyperparameters: {sorted(unknown)}")
+    hyper.update(changes or {})
     policy, policy_kwargs = policy_spec(rec["network"], rec["observation_size"])
     model = MaskablePPO(policy, env, **hyper, seed=seed, device="cpu", verbose=0,
                         tensorboard_log=tensorboard_log, policy_kwargs=policy_kwargs)

@@ -237,8 +237,13 @@ def test_resume_continues_training(tiny_model, tmp_path):
     with open(out + ".json") as f:
         rec = json.load(f)
     assert rec["resumed"] and rec["timesteps"] >= 2048 + 512
-    # the PPO hyperparameters are the resumed record's, not the command line's
-    assert rec["hyperparameters"]["learning_rate"] == 3e-4 and rec["hyperparameters"]["n_steps"] == 256
+    # the PPO hyperparameters are the resumed record's, but for the options given
+    assert rec["hyperparameters"]["learning_rate"] == 0.5 and rec["hyperparameters"]["n_steps"] == 256
+    assert rec["hyperparameters"]["batch_size"] == 128  # the run's own, not train.py's default (1,024)
+    # the rollout's size is the run's: changing it is refused rather than ignored
+    args = train.build_parser().parse_args(["--resume", "--n-steps", "64", "--out", out])
+    with pytest.raises(train.UsageError, match="--n-steps"):
+        train.validate(args)
     with open(out + ".last.json") as f:
         assert json.load(f)["timesteps"] == rec["timesteps"]
 
@@ -484,11 +489,17 @@ def test_a_tiny_run_from_scratch_with_a_centralised_critic_trains_saves_evaluate
     # restored, its snapshots back in the league, its curve's clock going on from the run's
     with pytest.raises(train.UsageError, match="add --from-scratch"):
         train.validate(train.build_parser().parse_args(["--resume", *common]))
+    assert rec["finished"] and rec["hyperparameter_changes"] == []
     assert train.main(["--from-scratch", "--resume", "--timesteps", "1024", "--eval-every", "1024",
-                       "--snapshot-every", "100000", *common]) == 0
+                       "--snapshot-every", "100000", "--lr", "0.0001", "--ent-coef", "0.002", *common]) == 0
     with open(out + ".json") as f:
         again = json.load(f)
     assert again["timesteps"] >= 2048 + 1024 and again["from_scratch"] and again["resumed"]
+    # the options given change the resumed run's hyperparameters, and the record says when
+    assert again["hyperparameters"]["learning_rate"] == 0.0001 and again["hyperparameters"]["ent_coef"] == 0.002
+    assert again["hyperparameters"]["batch_size"] == 128  # the run's own
+    assert again["hyperparameter_changes"] == [{"at_timesteps": rec["timesteps"], "learning_rate": 0.0001,
+                                                "ent_coef": 0.002}]
     snaps = [m["name"] for m in again["league"] if m["name"].startswith("snapshot_")]
     assert snaps and set(snaps) <= set(names)
     assert sum(m["games"] for m in again["league"] if m["name"] in snaps) > 0
