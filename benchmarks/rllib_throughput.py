@@ -68,9 +68,9 @@ def one_module(agent_id, episode=None, **kwargs):
     return "learner"
 
 
-def settings_args(runners: int, envs: int, extra=()):
-    import train_rllib
-    return train_rllib.parse_args(["--num-env-runners", str(runners), "--envs-per-runner", str(envs), *extra])
+def settings_args(runners: int, envs: int):
+    from training.rllib_train import parse_args
+    return parse_args(["--num-env-runners", str(runners), "--envs-per-runner", str(envs)])
 
 
 def build_algo(game: str, args):
@@ -152,9 +152,9 @@ def main(argv=None) -> int:
         print(f"{runners} x {envs}: havok {rates[0]:,.0f} env steps/s, {PEER} {rates[1]:,.0f}", flush=True)
     trained = []
     if args.iterations:
-        import train_rllib
-        trained.append((f"train_rllib.py's defaults ({train_rllib.ENVS_PER_RUNNER} envs, 1 thread)", *training(
-            "defaults", train_rllib.parse_args([]), 1, args.iterations)))
+        from training.rllib_train import ENVS_PER_RUNNER, parse_args
+        trained.append((f"train_rllib.py's defaults ({ENVS_PER_RUNNER} envs, 1 thread)", *training(
+            "defaults", parse_args([]), 1, args.iterations)))
         trained.append((f"previous defaults (8 envs, {TORCH_DEFAULT_THREADS} learner threads)", *training(
             "previous", settings_args(1, 8), TORCH_DEFAULT_THREADS, args.iterations)))
     ray.shutdown()

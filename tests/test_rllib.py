@@ -107,7 +107,8 @@ def test_a_cluster_run_with_an_opponent_only_the_driver_has_trains_resumes_and_e
     # a directory of its own (short: Ray's sockets live in it), so that no other Ray on the machine
     # finds this cluster as "the running one"
     temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "temp_dir": temp})
+    cluster = Cluster(initialize_head=True,
+                      head_node_args={"num_cpus": 0, "temp_dir": temp, "include_dashboard": False})
     try:
         worker = cluster.add_node(num_cpus=2, temp_dir=temp)
         cluster.wait_for_nodes()
@@ -134,6 +135,7 @@ def test_a_cluster_run_with_an_opponent_only_the_driver_has_trains_resumes_and_e
         # the checkpoint reloads and trains on, its settings from its record
         assert train_rllib.main(["--resume", "ckpt", "--iterations", "1", "--out", "ckpt", *cluster_args]) == 0
         assert json.loads((driver / "ckpt" / "policy.json").read_text())["iterations"] == 3
+        assert sorted(p.name for p in driver.iterdir()) == ["ckpt", "opponent.json", "opponent.safetensors"]
         assert "resume only checkpoints you trust" in capsys.readouterr().err
         # a checkpoint whose pickles are not RLlib's gets one line, not a traceback
         bad = tmp_path / "bad"
@@ -173,10 +175,9 @@ def test_a_run_that_reserves_more_than_ray_has_is_told_so(capsys):
     assert shortfall(args, {"CPU": 2.0}) == [
         "the run reserves 1 GPUs (--num-learners x --learner-gpus) and Ray has 0"]
     import ray
-    try:  # a Ray of its own has no more to give: one line, before anything is built
-        assert train_rllib.main(["--num-cpus", "1", "--num-env-runners", "2", "--iterations", "1"]) == 2
-    finally:
-        ray.shutdown()
+    # a Ray of its own has no more to give: one line, before Ray starts
+    assert train_rllib.main(["--num-cpus", "1", "--num-env-runners", "2", "--iterations", "1"]) == 2
+    assert not ray.is_initialized()
     assert capsys.readouterr().err.splitlines()[-1] == (
         "train_rllib.py: error: the run reserves 2 CPUs (--num-env-runners, --num-learners x --torch-threads) "
         "and Ray has 1; lower them, or raise --num-cpus")

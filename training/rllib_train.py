@@ -1,5 +1,6 @@
-"""The parts of ``train_rllib.py`` that run RLlib: its PPO config, the self-play snapshots, the
-policy's export as a model of :mod:`agents.policy`, and where the env runners are.
+"""What ``train_rllib.py`` runs: its command line and defaults, the resumed run's settings, its
+PPO config, the self-play snapshots, the policy's export as a model of :mod:`agents.policy`, and
+where the env runners are. Ray and torch are imported when called, not on import.
 
 Nothing an env runner or learner runs needs a file beside the installed package: the opponents'
 models are loaded in the driver and read from Ray's object store (:func:`build_config`), the snapshots
@@ -9,11 +10,88 @@ functions the runners call live in this package.
 
 from __future__ import annotations
 
+import argparse
+import os
 import time
 from functools import partial
 from pathlib import Path
 
-from training.rllib_env import LEARNER, HavokMultiAgentEnv, frozen_modules, map_agent
+ENVS_PER_RUNNER = 64  # the most sampling per runner on the 2-core machine (docs/integrations.md)
+# settings a resumed run takes from its checkpoint's record: the network and what it trains against
+RECORD_SETTINGS = {"lr": (int, float), "train_batch_size": int, "minibatch_size": int, "num_epochs": int,
+                   "snapshots": int, "snapshot_every": int}
+
+
+def parse_args(argv=None, description=None):
+    """train_rllib.py's command line, its defaults the settings measured best here."""
+    p = argparse.ArgumentParser(prog="train_rllib.py", description=description)
+    p.add_argument("--dragon", default="fire", help="the learner's dragon, or 'any' (one policy for all)")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--opponents", nargs="+", default=["heuristic", "random", "self"], metavar="SPEC",
+                   help="agent specs for the other seats, and 'self' for frozen copies of the learner")
+    p.add_argument("--iterations", type=int, default=100)
+    p.add_argument("--num-env-runners", type=int, default=1, help="sampling processes (0: in the driver)")
+    p.add_argument("--envs-per-runner", type=int, default=ENVS_PER_RUNNER,
+                   help="envs each runner steps together, one batched forward pass for all "
+                        "(docs/integrations.md measures 1-128)")
+    p.add_argument("--torch-threads", type=int, default=1,
+                   help="torch threads (and CPUs reserved) per env runner and per CPU learner")
+    p.add_argument("--num-learners", type=int, default=0,
+                   help="learner processes (0: the learner runs in the driver)")
+    p.add_argument("--learner-gpus", type=float, default=0,
+                   help="GPUs per learner (with --num-learners 0, the driver's learner)")
+    p.add_argument("--address", default=None, help="a Ray cluster's address ('auto' finds a running one)")
+    p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (default all)")
+    p.add_argument("--out", default="models/rllib", help="checkpoint directory")
+    p.add_argument("--resume", default=None, metavar="CHECKPOINT", help="continue from a checkpoint")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--snapshots", type=int, default=2, help="frozen copies of the learner")
+    p.add_argument("--snapshot-every", type=int, default=5)
+    p.add_argument("--checkpoint-every", type=int, default=10)
+    p.add_argument("--train-batch-size", type=int, default=4000)
+    p.add_argument("--minibatch-size", type=int, default=500)
+    p.add_argument("--num-epochs", type=int, default=4)
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--hidden", type=int, nargs="+", default=[256, 256], metavar="N")
+    p.add_argument("--measure-sampling", type=int, default=0, metavar="STEPS",
+                   help="only time sampling STEPS env steps per runner, then exit")
+    args = p.parse_args(argv)
+    for name in ("iterations", "num_env_runners", "envs_per_runner", "torch_threads", "num_learners",
+                 "snapshot_every", "checkpoint_every", "train_batch_size", "minibatch_size", "num_epochs"):
+        lowest = 0 if name in ("num_env_runners", "num_learners") else 1
+        if getattr(args, name) < lowest:
+            p.error(f"--{name.replace('_', '-')} must be at least {lowest}")
+    if not args.learner_gpus >= 0:
+        p.error("--learner-gpus must be at least 0")
+    if args.snapshots < 1:
+        p.error("--snapshots must be at least 1")
+    return args
+
+
+def resume_settings(args, path: str) -> int:
+    """Sets the run's settings from the record of the checkpoint at ``path`` (read as JSON, nothing
+    unpickled); the iterations done. Raises AgentSpecError or ValueError for a record that is not
+    one of this script's checkpoints."""
+    from agents.policy import read_record
+
+    if not os.path.isfile(os.path.join(path, "rllib_checkpoint.json")):
+        raise ValueError(f"{path} is no checkpoint of train_rllib.py (it has no rllib_checkpoint.json)")
+    rec = read_record(os.path.join(path, "policy.json"))
+    opponents, hyper, done = rec.get("opponents"), rec.get("hyperparameters"), rec.get("iterations")
+    if not (isinstance(opponents, list) and opponents and all(isinstance(o, str) for o in opponents)):
+        raise ValueError(f"{path}/policy.json: opponents must be a list of agent specs")
+    if not (isinstance(done, int) and not isinstance(done, bool) and done >= 0):
+        raise ValueError(f"{path}/policy.json: iterations must be a whole number")
+    if not isinstance(hyper, dict):
+        raise ValueError(f"{path}/policy.json: hyperparameters must be an object")
+    for key, kind in RECORD_SETTINGS.items():
+        value = hyper.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool) or not value > 0:
+            raise ValueError(f"{path}/policy.json: hyperparameters.{key} must be a positive number")
+        setattr(args, key, value)
+    args.dragon = "any" if rec.get("any_dragon") else rec["dragon"]
+    args.players, args.hidden, args.opponents = rec["players"], rec["network"]["pi"], opponents
+    return done
 
 
 def use_torch_threads(threads: int, **_callback_args) -> None:
@@ -43,6 +121,8 @@ def build_config(args, agents: dict):
     import ray
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+    from training.rllib_env import LEARNER, HavokMultiAgentEnv, frozen_modules, map_agent
 
     frozen = frozen_modules(args.snapshots)
     module = module_spec(args.hidden)
@@ -97,6 +177,8 @@ def build(args, config):
 
 def learner_state(algo) -> dict:
     """The trained module's whole state (actor and critic), as the learners hold it."""
+    from training.rllib_env import LEARNER
+
     return algo.learner_group.get_weights([LEARNER])[LEARNER]
 
 
@@ -158,6 +240,23 @@ def export_policy(algo, out: Path, args, iterations: int) -> None:
                             "snapshots": args.snapshots, "snapshot_every": args.snapshot_every},
     }
     save_model(str(out / "policy"), tensors, record)
+
+
+def save_checkpoint(algo, out: Path, args, iterations: int) -> None:
+    """Writes RLlib's checkpoint and the exported policy to ``out``: whole, into ``OUT.saving``,
+    then swapped in, so that a run stopped while saving leaves its last checkpoint (in ``out``, or
+    in ``OUT.previous`` between the two renames)."""
+    import shutil
+
+    new, old = out.with_name(out.name + ".saving"), out.with_name(out.name + ".previous")
+    shutil.rmtree(new, ignore_errors=True)
+    algo.save_to_path(str(new))
+    export_policy(algo, new, args, iterations)
+    if out.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(out, old)
+    os.replace(new, out)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def measure_sampling(algo, steps: int) -> float:
