@@ -200,6 +200,7 @@ def test_a_whole_study_from_a_recruitment_link_in_chromium(tmp_path):
             page.close()
 
             admin = browser.new_page(viewport={"width": 1280, "height": 900})
+            admin.on("pageerror", lambda e: errors.append(str(e)))
             admin.goto(server.url + "/admin?token=" + server.admin)
             admin.wait_for_selector("#bots table")
             row = admin.inner_text("#bots tbody tr")
