@@ -18,6 +18,8 @@ handed to the core, snapshots and replays, action labels and the errors users se
 from __future__ import annotations
 
 import json
+import operator
+import reprlib
 import secrets
 from typing import NamedTuple
 
@@ -27,13 +29,17 @@ except ImportError as e:  # a checkout whose core was never built
     raise ImportError(f"havok_env's native rules core is not built ({e}); in the project's "
                       "checkout run: pip install -e . (or ./build_core.sh, docs/GUIDE.md \"The native "
                       "core\")") from None
-from .cards import CardDataError, CardSet, default_cards
+from .cards import OP_PARAMS, CardDataError, CardSet, default_cards
 from .constants import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count  # noqa: F401  (engine.HAND_SIZE)
 from .decisions import DECISION_KINDS, DECISIONS, KIND, PURPOSES, Purpose  # noqa: F401  (engine.PURPOSES)
 from .state import GameState
 
 _MASK = (1 << 64) - 1
 ANY = 1 << 30  # "any value" (an effect primitive's max_value left out)
+#: The seeds a game takes: exactly those its snapshot can hold, signed or unsigned 64-bit
+#: integers. The generator starts from the seed modulo 2**64, so seed -1 deals the game of
+#: seed 2**64 - 1; a seed outside the range would be saved as one no snapshot restores.
+SEED_MIN, SEED_MAX = -(1 << 63), (1 << 64) - 1
 
 #: Why a game ended (``result["reason"]``, as the engine sets it), in words for people.
 END_REASONS = {"hoard_15": f"a hoard reached {WIN_SCORE}", "havok_empty": "the Havok deck ran out"}
@@ -60,6 +66,82 @@ class IllegalActionError(ValueError):
 
 class SnapshotError(ValueError):
     """A saved game that cannot be restored."""
+
+
+class ArgumentError(ValueError, TypeError):
+    """A public call given an argument of the wrong type or out of range; the message names it.
+    (Also a TypeError, which a wrong type raised before.)"""
+
+
+_repr = reprlib.Repr()
+_repr.maxstring, _repr.maxother, _repr.maxlevel = 40, 40, 2
+_r = _repr.repr
+
+
+def check_seed(seed, name: str = "seed") -> int:
+    """``seed`` if a game takes it (an int from SEED_MIN to SEED_MAX, not a bool), else
+    ConfigError naming ``name``: the one check of every place a seed enters (Game, the envs'
+    resets, the batched games, snapshots)."""
+    if seed.__class__ is not int and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ConfigError(f"{name} must be an integer, not {_r(seed)}")
+    if not SEED_MIN <= seed <= SEED_MAX:
+        raise ConfigError(f"{name} {seed} is out of range: a seed is an integer from -2**63 to "
+                          f"2**64 - 1 (what a snapshot holds)")
+    return int(seed)
+
+
+def check_index(v, name: str, n: int, what: str, first: int = 0) -> int:
+    """``v`` as an int from ``first`` to ``first + n - 1`` (numpy ints too; never a bool or a
+    float), else ArgumentError naming ``name`` and what it must be."""
+    if v.__class__ is int:
+        if first <= v < first + n:
+            return v
+    elif not isinstance(v, bool):
+        try:
+            i = operator.index(v)
+        except TypeError:
+            pass
+        else:
+            if first <= i < first + n:
+                return i
+    raise ArgumentError(f"{name} must be {what} (an integer from {first} to {first + n - 1}), "
+                        f"not {_r(v)}")
+
+
+def check_ref(cs: CardSet, ref, name: str = "ref"):
+    """``ref`` if it names an ability of card set ``cs``: an event or Hijinks card kind, or
+    ``["innate", dragon index, "play" | "crash"]``; else ArgumentError naming ``name``."""
+    if isinstance(ref, (list, tuple)) and len(ref) == 3 and ref[0] == "innate" and ref[2] in ("play", "crash"):
+        check_index(ref[1], f"{name}[1]", len(cs.dragons), "a dragon index")
+        return ref
+    if ref.__class__ is int and cs.first_event <= ref < cs.n_kinds:
+        return ref
+    raise ArgumentError(f"{name} must be an event or Hijinks card kind ({cs.first_event} to "
+                        f"{cs.n_kinds - 1}) or ['innate', dragon index, 'play' or 'crash'], "
+                        f"not {_r(ref)}")
+
+
+def _fits(v, spec) -> bool:
+    if spec is int:
+        return v.__class__ is int
+    if spec is bool:
+        return v.__class__ is bool
+    return any(v == c and type(v) is type(c) for c in spec)
+
+
+def check_op(op, name: str = "op") -> dict:
+    """``op`` if it is an effect primitive as ``Ability.ops`` gives one (a dict with ``"op"``
+    naming a primitive of ``cards.OP_PARAMS`` and only its parameters, each of its type), else
+    ArgumentError naming ``name``."""
+    spec = OP_PARAMS.get(op.get("op")) if isinstance(op, dict) and isinstance(op.get("op"), str) else None
+    if spec is None:
+        raise ArgumentError(f"{name} must be an effect primitive (a dict with 'op' one of "
+                            f"{', '.join(OP_PARAMS)}), not {_r(op)}")
+    for k, v in op.items():
+        if k != "op" and (k not in spec or not _fits(v, spec[k])):
+            raise ArgumentError(f"{name} {_r(op)}: {'an unknown parameter' if k not in spec else 'a bad value of'} "
+                                f"{k!r} for {op['op']}")
+    return op
 
 
 def as_action(action) -> int:
@@ -183,14 +265,12 @@ class Game:
 
     def _configure(self, num_players: int, dragons, seed: int | None, cards: CardSet | None) -> list:
         """Check and keep a new game's options; returns the dragon of each seat (-1: to draw)."""
+        if cards is not None and not isinstance(cards, CardSet):
+            raise ConfigError(f"cards must be a card set (havok_env.load_cards), not {_r(cards)}")
         self.__dict__ = tables(cards or default_cards()).new_game_dict.copy()
         if not is_player_count(num_players):
-            raise ConfigError(f"num_players must be {PLAYER_COUNTS}, not {num_players!r}")
-        if seed is None:
-            seed = secrets.randbits(63)
-        elif seed.__class__ is not int and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise ConfigError(f"seed must be an integer, not {seed!r}")
-        self.seed = seed
+            raise ConfigError(f"num_players must be {PLAYER_COUNTS}, not {_r(num_players)}")
+        self.seed = secrets.randbits(63) if seed is None else check_seed(seed)
         if dragons is None:
             self.options = {"num_players": num_players, "dragons": None}
             return [-1] * num_players
@@ -219,36 +299,64 @@ class Game:
         return out
 
     def seat_name(self, seat: int) -> str:
-        return f"player_{seat}"
+        return f"player_{self._seat(seat)}"
+
+    # -- the checks of the public calls' arguments (each raises ArgumentError naming it) ------------
+
+    def _seat(self, v, name: str = "seat") -> int:
+        return check_index(v, name, self._core.num_players, "a seat of this game")
+
+    def _hijinks(self, v, name: str = "kind") -> int:
+        cs = self.cards
+        return check_index(v, name, cs.n_hijinks, "a Hijinks card kind", cs.first_hijinks)
+
+    def _treasure(self, v, name: str = "kind") -> int:
+        return check_index(v, name, self.cards.n_treasures, "a treasure kind")
+
+    def _in_block(self, v, first: int, end: int, what: str, name: str = "action") -> int:
+        return check_index(v, name, end - first, f"a {what} action", first)
+
+    def _ref(self, ref, name: str = "ref"):
+        return check_ref(self.cards, ref, name)
+
+    def _ask(self, fn, *args, name: str = "op"):
+        """The core's answer to a targeting question; a value it cannot take (a primitive's
+        parameter, a trigger) as ArgumentError naming the argument."""
+        try:
+            return fn(*args)
+        except (_core.CoreError, TypeError) as e:
+            raise ArgumentError(f"{name}: {e}") from None
 
     # -- action encoding -------------------------------------------------------------------------
 
     def seat_action(self, decider: int, seat: int) -> int:
-        return self.SEAT + (seat - decider) % self.num_players
+        return self.SEAT + (self._seat(seat) - self._seat(decider, "decider")) % self.num_players
 
     def seat_from_action(self, decider: int, action: int) -> int:
-        return (decider + action - self.SEAT) % self.num_players
+        action = self._in_block(action, self.SEAT, self.SEAT + self.num_players, "seat target")
+        return (self._seat(decider, "decider") + action - self.SEAT) % self.num_players
 
     def treasure_action(self, kind: int) -> int:
-        return self.TREASURE + kind
+        return self.TREASURE + self._treasure(kind)
 
     def treasure_of(self, action: int) -> int:
-        return action - self.TREASURE
+        return self._in_block(action, self.TREASURE, self.OPTION, "treasure target") - self.TREASURE
 
     def card_action(self, kind: int) -> int:
-        return self.PLAY + kind - self.cards.first_hijinks
+        return self.PLAY + self._hijinks(kind) - self.cards.first_hijinks
 
     def card_of(self, action: int) -> int:
-        return action - self.PLAY + self.cards.first_hijinks
+        return self._in_block(action, self.PLAY, self.INNATE_PLAY, "card") - self.PLAY + self.cards.first_hijinks
 
     def discard_action(self, kind: int) -> int:
-        return self.DISCARD + kind - self.cards.first_hijinks
+        return self.DISCARD + self._hijinks(kind) - self.cards.first_hijinks
 
     def discard_of(self, action: int) -> int:
-        return action - self.DISCARD + self.cards.first_hijinks
+        return self._in_block(action, self.DISCARD, self.SEAT, "discard") - self.DISCARD + self.cards.first_hijinks
 
     def ability(self, ref):
         """A card kind (event or Hijinks) or ["innate", dragon, "play"|"crash"] -> Ability."""
+        ref = self._ref(ref)
         if ref.__class__ is int:
             return self._abilities[ref]
         d = self.cards.dragons[ref[1]]
@@ -257,7 +365,9 @@ class Game:
     # -- replays ---------------------------------------------------------------------------------
 
     def record(self, actions: list[int]) -> dict:
-        return {"seed": self.seed, "options": self.options, "actions": list(actions)}
+        if not isinstance(actions, (list, tuple)):
+            raise ArgumentError(f"actions must be a list of actions, not {_r(actions)}")
+        return {"seed": self.seed, "options": self.options, "actions": [as_action(a) for a in actions]}
 
     @classmethod
     def replay(cls, record: dict, cards: CardSet | None = None, log: bool = False) -> "Game":
@@ -270,8 +380,17 @@ class Game:
         """Replay a record position by position: ``(game, action)`` before each of its actions is
         applied (the same game, moved on), then ``(game, None)`` after the last one. A bad record
         raises ConfigError (its options) or IllegalActionError (at the action that is not legal)."""
-        g = cls(seed=record["seed"], cards=cards, log=log, **record["options"])
-        for a in record["actions"]:
+        if not isinstance(record, dict) or any(k not in record for k in ("seed", "options", "actions")):
+            raise ConfigError(f"record must be a dict with 'seed', 'options' and 'actions' (as "
+                              f"Game.record writes it), not {_r(record)}")
+        options, actions = record["options"], record["actions"]
+        if not isinstance(options, dict) or not set(options) <= {"num_players", "dragons"}:
+            raise ConfigError(f"record['options'] must be a dict of num_players and dragons (as "
+                              f"Game.record writes it), not {_r(options)}")
+        if not isinstance(actions, (list, tuple)):
+            raise ConfigError(f"record['actions'] must be a list of actions, not {_r(actions)}")
+        g = cls(seed=check_seed(record["seed"], "record['seed']"), cards=cards, log=log, **options)
+        for a in actions:
             yield g, a
             g.apply(a)
         yield g, None
@@ -279,7 +398,8 @@ class Game:
     def __init__(self, num_players: int = 2, dragons=None, seed: int | None = None,
                  cards: CardSet | None = None, log: bool = False, advance: bool = True):
         if (type(seed) is int and type(num_players) is int and MIN_PLAYERS <= num_players <= MAX_PLAYERS
-                and dragons is None and cards is None and log is False and advance is True):
+                and dragons is None and cards is None and log is False and advance is True
+                and SEED_MIN <= seed <= SEED_MAX):
             # the common call (a loop's next game), the checks of _configure all passed: a new
             # game is made every twenty-odd decisions, and the general path was half its cost
             d = tables(default_cards()).new_game_dict.copy()
@@ -291,6 +411,9 @@ class Game:
             self.__dict__ = d
             return
         chosen = self._configure(num_players, dragons, seed, cards)
+        for name, flag in (("log", log), ("advance", advance)):
+            if flag.__class__ is not bool:
+                raise ConfigError(f"{name} must be True or False, not {_r(flag)}")
         # dragons left open are drawn, then the decks dealt, from the seeded generator in the core;
         # with advance=False the game stops there, before the first turn (for run_chance)
         self._set_core(_core.Game.new(self._tables, num_players, chosen, self.seed & _MASK, log,
@@ -353,13 +476,14 @@ class Game:
         return self._core.legal_actions()
 
     def dragon(self, seat: int):
-        return self.cards.dragons[self._core.dragons[seat]]
+        return self.cards.dragons[self._core.dragons[self._seat(seat)]]
 
     def value(self, owner: int, kind: int) -> int:
-        return self.values[self._core.dragons[owner]][kind]
+        kind = check_index(kind, "kind", self.cards.n_kinds, "a card kind")
+        return self.values[self._core.dragons[self._seat(owner, "owner")]][kind]
 
     def score(self, seat: int) -> int:
-        return self._core.score(seat)
+        return self._core.score(self._seat(seat))
 
     def scores(self) -> list[int]:
         return self._core.scores()
@@ -372,81 +496,96 @@ class Game:
 
     def ops_for(self, ref, seat: int) -> tuple:
         """The effect list of ability ``ref`` for the dragon of ``seat`` (its bonus applied)."""
+        seat = self._seat(seat)
         if ref.__class__ is int:
-            return self._kind_ops[ref][self._core.dragons[seat]]
+            return self._kind_ops[self._ref(ref)][self._core.dragons[seat]]
         return self.ability(ref).ops(self.dragon(seat).affinity)
 
     def crash_choices(self, p: int, trig: dict) -> list[int]:
         """The crashes seat ``p`` could declare in a window on ``trig`` (a pending crash
         decision's ``context["trigger"]``), END not included."""
-        return self._core.crash_choices(p, trig)
+        if not isinstance(trig, dict):
+            raise ArgumentError(f"trig must be a trigger (a dict, as a crash decision's context "
+                                f"gives it), not {_r(trig)}")
+        return self._ask(self._core.crash_choices, self._seat(p, "p"), trig, name="trig")
 
     def trigger(self, idx: int) -> dict:
         """The trigger of the crash window that opens on the frame ``stack[idx]``: a Havok card
         just flipped or a card or ability whose targets are chosen (snapshot.py rebuilds one to
         check it)."""
-        return self._core.trigger(idx)
+        return self._core.trigger(check_index(idx, "idx", len(self.s.stack), "a frame of the stack"))
 
     # -- the targeting rules ------------------------------------------------------------------
     # The core's, in one place: its effects ask with them, and bots judge cards with them
     # through havok_env.view.SeatView (they read only public information: seats, scores, hoards,
     # the trash heap). ``op`` is one primitive of an effect list, as ``Ability.ops`` gives it.
 
-    def victims(self, you: int, actor: int, sel: str) -> list[int]:
-        """Seats a primitive may target, for victim selector ``sel`` (see cards.OP_PARAMS)."""
-        return self._core.victims(you, actor, sel)
+    def victims(self, you: int, actor: int, selector: str) -> list[int]:
+        """Seats a primitive may target, for victim selector ``selector`` (see cards.OP_PARAMS)."""
+        if not isinstance(selector, str):
+            raise ArgumentError(f"selector must be a victim selector (a str), not {_r(selector)}")
+        return self._ask(self._core.victims, self._seat(you, "you"), self._seat(actor, "actor"), selector,
+                         name="selector")
 
     def thief(self, you: int, op: dict) -> int:
         """Who takes in a steal: ``you``, or with ``thief = "right"`` the seat to your right."""
-        return self._core.thief(you, op)
+        return self._core.thief(self._seat(you, "you"), check_op(op))
 
     def eligible(self, owner: int, max_value: int, exclude=()) -> list[int]:
         """Distinct treasure kinds in ``owner``'s hoard worth at most ``max_value`` there,
         ascending, ignoring one copy for each kind in ``exclude``."""
-        return self._core.eligible(owner, min(max_value, ANY), list(exclude))
+        if max_value.__class__ is not int:
+            raise ArgumentError(f"max_value must be an integer, not {_r(max_value)}")
+        if not isinstance(exclude, (list, tuple)):
+            raise ArgumentError(f"exclude must be a list of treasure kinds, not {_r(exclude)}")
+        return self._core.eligible(self._seat(owner, "owner"), min(max_value, ANY),
+                                   [self._treasure(k, "exclude[]") for k in exclude])
 
     def trade_gives(self, you: int, op: dict) -> list[int]:
         """The kinds ``you`` may give in a trade (all of its hoard, or its lowest with
         ``give = "lowest"``), before ``max_gain`` narrows them to a chosen take."""
-        return self._core.trade_gives(you, op)
+        return self._core.trade_gives(self._seat(you, "you"), check_op(op))
 
     @staticmethod
     def trade_min_give(op: dict, take_value: int) -> int:
         """The least a give must be worth to you for a take worth ``take_value`` to the victim:
         ``max_gain`` caps how much more the take may be worth."""
-        return _core.Game.trade_min_give(op, take_value)
+        if take_value.__class__ is not int:
+            raise ArgumentError(f"take_value must be an integer, not {_r(take_value)}")
+        return _core.Game.trade_min_give(check_op(op), take_value)
 
     def trade_takes(self, you: int, victim: int, op: dict) -> list[int]:
         """The kinds ``you`` may take from ``victim`` in a trade: some give must be worth enough."""
-        return self._core.trade_takes(you, victim, op)
+        return self._core.trade_takes(self._seat(you, "you"), self._seat(victim, "victim"), check_op(op))
 
     def trade_gives_for(self, you: int, victim: int, take: int, op: dict) -> list[int]:
         """The kinds ``you`` may give for ``take`` from ``victim``."""
-        return self._core.trade_gives_for(you, victim, take, op)
+        return self._core.trade_gives_for(self._seat(you, "you"), self._seat(victim, "victim"),
+                                          self._treasure(take, "take"), check_op(op))
 
     def candidates(self, you: int, op: dict) -> list[int]:
         """Victim seats that have something this steal/break/trade could take."""
-        return self._core.candidates(you, op)
+        return self._core.candidates(self._seat(you, "you"), check_op(op))
 
     def salvage_options(self, op: dict) -> list[int]:
         """The kinds a salvage may take from the trash heap: the best printed value with
         ``pick = "best"``, else any worth at most ``max_value``."""
-        return self._core.salvage_options(op)
+        return self._core.salvage_options(check_op(op))
 
     def redirect_seats(self, flipper: int, op: dict) -> list[int]:
         """Where a redirected event may go: the flipper's left, or with ``to = "choice"`` any
         other seat."""
-        return self._core.redirect_seats(flipper, op)
+        return self._core.redirect_seats(self._seat(flipper, "flipper"), check_op(op))
 
     def tribute_seats(self, you: int) -> tuple[int, int] | None:
         """(giver, taker) of a tribute: the richest and the poorest dragon, ties to the nearest
         clockwise from ``you``; None when all hoards are worth the same."""
-        return self._core.tribute_seats(you)
+        return self._core.tribute_seats(self._seat(you, "you"))
 
     def pass_seats(self, you: int, op: dict) -> list[int]:
         """The seats that pass a treasure to their left in a pass_left, in turn order from
         ``you`` (without ``you`` with ``skip_you``): those with a treasure to pass."""
-        return self._core.pass_seats(you, op)
+        return self._core.pass_seats(self._seat(you, "you"), check_op(op))
 
     # -- the decision machine --------------------------------------------------------------------
 
@@ -491,20 +630,22 @@ class Game:
         each holds the state just before it and, for a flip or draw, just after it (as
         :meth:`fields` gives them). The luck tracer (``evaluation/chance.py``) is built on it."""
         if stop is not None and (isinstance(stop, bool) or not isinstance(stop, int) or stop < 0):
-            raise ValueError(f"stop must be a chance point's index (an int >= 0) or None, not {stop!r}")
+            raise ArgumentError(f"stop must be a chance point's index (an int >= 0) or None, not {_r(stop)}")
+        if states.__class__ is not bool:
+            raise ArgumentError(f"states must be True or False, not {_r(states)}")
         core = self._core
         if action is not None:
             action = as_action(action)
-            if not core.stopped and not core.is_legal(action):
+            if not core.stopped and not (0 <= action < self._n_actions and core.is_legal(action)):
                 raise IllegalActionError(f"action {action} is not legal here; legal: {core.legal_actions()}")
         try:
             force = [(as_action(i), as_action(j)) for i, j in force]
         except (TypeError, ValueError):
-            raise ValueError(f"force must be a list of (point, outcome) pairs, not {force!r}") from None
+            raise ArgumentError(f"force must be a list of (point, outcome) pairs, not {_r(force)}") from None
         try:
             points, stopped = core.run_chance(action, force, -1 if stop is None else stop, bool(states))
         except _core.CoreError as e:
-            raise ValueError(f"run_chance: {e}") from None
+            raise ArgumentError(f"run_chance: {e}") from None
         return [ChancePoint(*p) for p in points], stopped
 
     @property
@@ -527,8 +668,10 @@ class Game:
         return g
 
     def __reduce__(self):
-        # pickled (for worker processes) as its snapshot, which restores it exactly
-        return (_restore, (self.snapshot(), self.cards))
+        # pickled (for worker processes) as its snapshot, which restores it exactly; the standard
+        # card set as None, so that an unpickled game shares it (a copy of it per unpickled game
+        # built its own tables, kept for good: 2 GB in a worker after some 100,000 unpickles)
+        return (_restore, (self.snapshot(), None if self.cards is default_cards() else self.cards))
 
     def snapshot(self) -> dict:
         """A JSON-serialisable picture of the whole game; card lists hold names, decks top first."""
@@ -584,6 +727,8 @@ class Game:
         any problem raises :class:`SnapshotError` naming the field."""
         from .snapshot import restore
 
+        if cards is not None and not isinstance(cards, CardSet):
+            raise ArgumentError(f"cards must be a card set (havok_env.load_cards), not {_r(cards)}")
         return restore(d, cards or default_cards())
 
     def check_cards(self):
@@ -597,6 +742,8 @@ class Game:
 
     def action_label(self, action: int, pending: dict | None = None) -> str:
         """What ``action`` means in the pending decision, in words."""
+        if pending is not None and not (isinstance(pending, dict) and {"player", "purpose", "context"} <= set(pending)):
+            raise ArgumentError(f"pending must be None or a pending decision (Game.pending), not {_r(pending)}")
         p = pending if pending is not None else self.pending
         cs = self.cards
         if not isinstance(action, int) or not 0 <= action < self.layout.size:

@@ -146,6 +146,7 @@ The version is `havok_env.version.ENV_VERSION` (this env's `metadata["name"]`); 
 from __future__ import annotations
 
 import random
+import reprlib
 from typing import ClassVar
 
 import numpy as np
@@ -153,7 +154,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .engine import Game, IllegalActionError, SnapshotError, as_action
+from .engine import ArgumentError, ConfigError, Game, IllegalActionError, SnapshotError, as_action, check_seed
 from .observe import Observer
 from .render import describe_table
 from .version import ENV_VERSION
@@ -185,6 +186,13 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     def step(self, action):
         if action.__class__ is not int and action is not None:
             action = as_action(action)
+        raw = self.unwrapped
+        if (action is None or not 0 <= action < raw.n_actions) and self._has_reset and raw.agents:
+            # refused by raw_env, in its words (inside, AssertOutOfBoundsWrapper would assert);
+            # None stays the step of an agent that is done
+            agent = raw.agent_selection
+            if action is not None or not (raw.terminations[agent] or raw.truncations[agent]):
+                raw.step(action)
         super().step(action)
 
     def __str__(self) -> str:
@@ -222,7 +230,7 @@ class raw_env(AECEnv):
         self.observer = Observer(self._cards)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        n_actions = probe.layout.size
+        self.n_actions = n_actions = probe.layout.size
         obs_space = spaces.Dict({
             "observation": spaces.Box(*self.observer.bounds(), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
@@ -243,16 +251,27 @@ class raw_env(AECEnv):
             for w in self._mirrors:
                 w.__dict__[name] = value
 
+    def _agent(self, agent) -> int:
+        """The seat of ``agent`` (a name of possible_agents), else ArgumentError naming it."""
+        try:
+            return self.agent_name_mapping[agent]
+        except (KeyError, TypeError):  # (TypeError: unhashable)
+            raise ArgumentError(f"agent must be one of {', '.join(self.possible_agents)}, not "
+                                f"{reprlib.repr(agent)}") from None
+
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.possible_agents[self._agent(agent)]]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self.action_spaces[self.possible_agents[self._agent(agent)]]
 
     def reset(self, seed: int | None = None, options: dict | None = None):
+        if options is not None and (not isinstance(options, dict) or set(options) - {"snapshot"}):
+            raise ConfigError(f"options must be None or {{'snapshot': a snapshot}}, not "
+                              f"{reprlib.repr(options)}")
         if seed is not None:
-            self._seeder.seed(seed)
-            game_seed = seed
+            game_seed = check_seed(seed)
+            self._seeder.seed(game_seed)
         else:
             game_seed = self._seeder.getrandbits(63)
         if options and "snapshot" in options:  # start from a saved or hand-built position
@@ -279,9 +298,11 @@ class raw_env(AECEnv):
             self.agent_selection = self.possible_agents[self.game.to_act]
 
     def observe(self, agent):
-        obs = self._obs_cache.get(agent)
+        obs = self._obs_cache.get(agent) if agent.__class__ is str else None
         if obs is None:
-            o, m = self.observer.observe(self.game, self.agent_name_mapping[agent])
+            if self.game is None:
+                raise IllegalActionError("observe() before reset(): no game has started")
+            o, m = self.observer.observe(self.game, self._agent(agent))
             obs = self._obs_cache[agent] = {"observation": o, "action_mask": m}
         return obs
 
@@ -300,6 +321,9 @@ class raw_env(AECEnv):
                 "step() before reset(): no game has started" if self.game is None else
                 "step() after the game is over and every agent is done: call reset()") from None
         if dead:
+            if action is not None:
+                raise IllegalActionError(f"action {action!r}: {agent} is done, and the only step of "
+                                         f"an agent that is done is step(None)")
             return self._was_dead_step(action)
         self.game.apply(action)
         self.actions.append(int(action))
@@ -323,7 +347,7 @@ class raw_env(AECEnv):
 
     def action_label(self, action: int) -> str:
         """What ``action`` means in the current decision, e.g. 'play Sticky Claws'."""
-        return self.game.action_label(int(action))
+        return self.game.action_label(as_action(action))
 
     def record(self) -> dict:
         """The game so far as a replay: seed, options and actions."""

@@ -14,7 +14,7 @@ import numpy as np
 from . import _core
 from .constants import MIN_PLAYERS
 from .decisions import DECISION_KINDS, PURPOSES
-from .engine import HAND_SIZE, N_OPTIONS, WIN_SCORE, ActionLayout, Game, tables
+from .engine import HAND_SIZE, N_OPTIONS, WIN_SCORE, ActionLayout, ArgumentError, CardSet, Game, check_ref, tables
 
 MAX_SEATS = ActionLayout.MAX_PLAYERS
 _WIN, _HAND = float(WIN_SCORE), float(HAND_SIZE)  # scales: a hoard's worth, a hand's size
@@ -28,6 +28,8 @@ class Observer:
     (``src/havok_core/observer.cpp``) at the offsets this class hands it."""
 
     def __init__(self, cards):
+        if not isinstance(cards, CardSet):
+            raise ArgumentError(f"cards must be a card set (havok_env.load_cards), not {type(cards).__name__}")
         self.cards = cs = cards
         nt, ne, nh = cs.n_treasures, cs.n_events, cs.n_hijinks
         self.n_havok = nt + ne
@@ -141,6 +143,7 @@ class Observer:
     def ability_index(self, ref) -> int:
         """Index in the 'ability' section: Hijinks kinds, then events, then innate abilities."""
         cs = self.cards
+        ref = check_ref(cs, ref)
         if isinstance(ref, int):
             if cs.is_hijinks(ref):
                 return ref - cs.first_hijinks
@@ -149,7 +152,9 @@ class Observer:
 
     def observe(self, game: Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """Seat's observation (float32) and action mask (int8), written by the core."""
+        if game.__class__ is not Game and not isinstance(game, Game):
+            raise ArgumentError(f"game must be a Game, not {type(game).__name__}")
         obs = np.empty(self.size, np.float32)
         mask = np.empty(self._n_actions, np.int8)
-        game._core.observe(self._core_layout, seat, obs, mask)
+        game._core.observe(self._core_layout, game._seat(seat), obs, mask)
         return obs, mask

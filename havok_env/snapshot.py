@@ -23,7 +23,7 @@ from collections import Counter
 
 from . import _core
 from .constants import N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count
-from .engine import DECISION_KINDS, END_REASONS, PURPOSES, Game, SnapshotError
+from .engine import DECISION_KINDS, END_REASONS, PURPOSES, SEED_MAX, SEED_MIN, Game, SnapshotError
 
 TOP_KEYS = {"version", "num_players", "players", "havok_deck", "hijinks_deck", "discard",
             "past_events", "trash", "in_play", "current_player", "turn", "pending", "result", "rng",
@@ -310,7 +310,7 @@ class _Reader:
         if s.turn > n_havok - len(s.havok):
             _fail("turn", f"{s.turn}, but {len(s.havok)} of the {n_havok} Havok cards are still in the "
                           f"deck (one turn per Havok card: {n_havok - len(s.havok)} turns at most by now)")
-        g.seed = None if d.get("seed") is None else _int(d["seed"], "seed", -(1 << 63), (1 << 64) - 1)
+        g.seed = None if d.get("seed") is None else _int(d["seed"], "seed", SEED_MIN, SEED_MAX)
         g.options = self.options(d.get("options"), dragons)
         if d.get("log") is not None:
             s.log = list(_list(d["log"], "log", "a list of lines or null"))

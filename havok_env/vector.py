@@ -43,7 +43,7 @@ from gymnasium import spaces
 from . import _core
 from .cards import CardSet, default_cards
 from .constants import PLAYER_COUNTS, is_player_count
-from .engine import ConfigError, IllegalActionError, tables
+from .engine import ConfigError, IllegalActionError, check_seed, tables
 from .observe import Observer
 
 _SEED_MASK = (1 << 64) - 1
@@ -61,9 +61,7 @@ def _check(num_envs, num_players, threads):
 def _seed(seed) -> int:
     if seed is None:
         return secrets.randbits(64)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed must be an integer, not {seed!r}")
-    return seed & _SEED_MASK
+    return check_seed(seed) & _SEED_MASK
 
 
 class _Batch:

@@ -15,14 +15,17 @@ from collections import Counter
 from contextlib import contextmanager
 
 from . import _core
+from .engine import ArgumentError, Game, check_index
 
 
 class SeatView:
     """Read-only, seat-limited view of a :class:`~havok_env.engine.Game`."""
 
     def __init__(self, game, seat: int):
+        if not isinstance(game, Game):
+            raise ArgumentError(f"game must be a Game, not {type(game).__name__}")
         self._game = game
-        self.seat = seat
+        self.seat = game._seat(seat)
         self.cards = game.cards
         self.layout = game.layout
         self.num_players = game.num_players
@@ -55,30 +58,30 @@ class SeatView:
         return list(self._s.hands[self.seat])
 
     def hand_size(self, seat: int) -> int:
-        return len(self._s.hands[seat])
+        return len(self._s.hands[self._game._seat(seat)])
 
     def hoard(self, seat: int) -> list[int]:
-        return list(self._s.hoards[seat])
+        return list(self._s.hoards[self._game._seat(seat)])
 
     def dragon(self, seat: int):
         return self._game.dragon(seat)
 
     def dragon_index(self, seat: int) -> int:
-        return self._s.dragons[seat]
+        return self._s.dragons[self._game._seat(seat)]
 
     def ready(self, seat: int) -> bool:
-        return self._s.ready[seat]
+        return self._s.ready[self._game._seat(seat)]
 
     def innate_used(self, seat: int) -> bool:
-        return self._s.innate_used[seat]
+        return self._s.innate_used[self._game._seat(seat)]
 
     def cards_used(self, seat: int) -> int:
         """How many Hijinks cards ``seat`` has used this turn."""
-        return self._s.cards_used[seat]
+        return self._s.cards_used[self._game._seat(seat)]
 
     def restricted(self, seat: int) -> bool:
         """Whether ``seat`` is Lost in the Woods this turn (no cards, no innate play)."""
-        return self._s.restricted[seat]
+        return self._s.restricted[self._game._seat(seat)]
 
     def seat_name(self, seat: int) -> str:
         return self._game.seat_name(seat)
@@ -89,7 +92,7 @@ class SeatView:
 
     def cards_left(self, seat: int) -> int:
         """How many more Hijinks cards ``seat`` may use this turn."""
-        s = self._s
+        s, seat = self._s, self._game._seat(seat)
         return 0 if s.restricted[seat] else max(0, s.card_limit[seat] - s.cards_used[seat])
 
     def value(self, owner: int, kind: int) -> int:
@@ -184,10 +187,13 @@ class SeatView:
 
     # -- what an action means (the engine's encoding: engine.ActionLayout) ----------------------
 
+    def _action(self, action) -> int:
+        return check_index(action, "action", self.layout.size, "an action")
+
     def is_card(self, action: int) -> bool:
         """Does ``action`` play, crash with or take a Hijinks card (see :meth:`card_of`)?"""
         lay = self.layout
-        return lay.PLAY <= action < lay.INNATE_PLAY
+        return lay.PLAY <= self._action(action) < lay.INNATE_PLAY
 
     def card_action(self, kind: int) -> int:
         return self._game.card_action(kind)
@@ -199,7 +205,7 @@ class SeatView:
     def is_discard(self, action: int) -> bool:
         """Does ``action`` discard a Hijinks card and draw (see :meth:`discard_of`)?"""
         lay = self.layout
-        return lay.DISCARD <= action < lay.SEAT
+        return lay.DISCARD <= self._action(action) < lay.SEAT
 
     def discard_action(self, kind: int) -> int:
         return self._game.discard_action(kind)
@@ -218,7 +224,7 @@ class SeatView:
     def is_treasure(self, action: int) -> bool:
         """Does ``action`` target a treasure kind (see :meth:`treasure_of`)?"""
         lay = self.layout
-        return lay.TREASURE <= action < lay.OPTION
+        return lay.TREASURE <= self._action(action) < lay.OPTION
 
     def treasure_action(self, kind: int) -> int:
         return self._game.treasure_action(kind)
@@ -229,14 +235,15 @@ class SeatView:
     def is_option(self, action: int) -> bool:
         """Does ``action`` pick an option (see :meth:`option_of`)?"""
         lay = self.layout
-        return lay.OPTION <= action < lay.size
+        return lay.OPTION <= self._action(action) < lay.size
 
     def option_action(self, i: int) -> int:
-        return self.layout.OPTION + i
+        return self.layout.OPTION + check_index(i, "i", self.layout.N_OPTIONS, "an option")
 
     def option_of(self, action: int) -> int:
         """Which option (0 = the first, e.g. the top card shown) ``action`` picks."""
-        return action - self.layout.OPTION
+        lay = self.layout
+        return check_index(action, "action", lay.N_OPTIONS, "an option action", lay.OPTION) - lay.OPTION
 
     # -- the targeting rules (the core's, through Game), on public information --------------------------
     # The effects ask with these functions; a bot that judges a card with them judges the same
@@ -284,6 +291,9 @@ class SeatView:
     def native_choice(self, bot) -> int:
         """The choice of a bot that plays in the core (``havok_env._core.Heuristic``) at this
         seat's pending decision; the core hands it only what this seat may know."""
+        if not isinstance(bot, _core.Heuristic):
+            raise ArgumentError(f"bot must be a bot of the core (havok_env._core.Heuristic), not "
+                                f"{type(bot).__name__}")
         return bot.choose(self._game._core, self.seat)
 
     # -- search support -----------------------------------------------------------------------
@@ -345,11 +355,11 @@ def core_random(rng: random.Random, user: str = "core_random"):
     a state is a TypeError naming ``user``. (The core moves the copy only for a call that
     succeeds, so writing it back after an error leaves ``rng`` where that call found it.)"""
     if not isinstance(rng, random.Random):
-        raise TypeError(f"{user} needs a random.Random, not {type(rng).__name__}")
+        raise ArgumentError(f"{user} needs a random.Random, not {type(rng).__name__}")
     try:
         version, words, gauss = rng.getstate()
     except (NotImplementedError, TypeError, ValueError):  # random.SystemRandom has no state
-        raise TypeError(f"{user} needs a random.Random with a state, not {type(rng).__name__}") from None
+        raise ArgumentError(f"{user} needs a random.Random with a state, not {type(rng).__name__}") from None
     core = _core.Random(words)
     try:
         yield core

@@ -38,7 +38,7 @@ from gymnasium import spaces
 
 from .cards import default_cards
 from .constants import PLAYER_COUNTS, WIN_SCORE, is_player_count
-from .engine import SEED_MAX, ActionLayout, ConfigError, Game, check_seed
+from .engine import SEED_MAX, ActionLayout, ConfigError, Game, as_action, check_seed
 from .observe import Observer
 from .play import play_known
 from .version import ENV_VERSION  # noqa: F401  (the environment's version, for the view's users)
@@ -192,10 +192,7 @@ class SingleAgentEnv(gym.Env):
         game = self.game
         if game is None or game.is_over:
             raise RuntimeError("step() called on a finished episode; call reset()")
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            action = -1
+        action = as_action(action)  # (not an integer: IllegalActionError, whatever ``illegal`` says)
         if action not in game.s.pending["choices"]:
             if self.illegal == "raise":
                 game.apply(action)  # raises IllegalActionError with a full explanation

@@ -284,3 +284,15 @@ def test_the_core_refuses_a_crash_window_with_more_declarations_than_seats():
     g.s.stack = stack
     with pytest.raises(SnapshotError, match="^the game cannot go on from this position: bad crash window$"):
         g.apply(g.END)
+
+
+def test_unpickled_games_share_the_standard_card_set_and_its_tables():
+    # each unpickled game once brought a copy of the card set, whose tables were built and kept
+    # for good: a worker unpickling games grew by gigabytes
+    from havok_env import engine
+
+    g = Game(3, seed=4)
+    before = len(engine._TABLES)
+    copies = [pickle.loads(pickle.dumps(g)) for _ in range(20)]
+    assert all(h.cards is g.cards and h.snapshot() == g.snapshot() for h in copies)
+    assert len(engine._TABLES) == before

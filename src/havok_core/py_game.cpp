@@ -100,8 +100,13 @@ void set_field(PyGame& pg, const std::string& name, nb::handle v) {
     } else if (name == "log") {
         s.has_log = !v.is_none();
         s.log.clear();
-        if (s.has_log)
-            for (nb::handle x : v) s.log.push_back(nb::cast<std::string>(x));
+        if (s.has_log) {
+            if (!nb::isinstance<nb::list>(v)) bad("log must be a list of lines (str) or None");
+            for (nb::handle x : v) {
+                if (!nb::isinstance<nb::str>(x)) bad("log must be a list of lines (str) or None");
+                s.log.push_back(nb::cast<std::string>(x));
+            }
+        }
     } else if (name == "pending") {
         if (!v.is_none()) bad("pending can only be cleared");
         s.has_pending = false;
