@@ -81,6 +81,9 @@ import os
 
 # before numpy loads: its BLAS threads spin between small matrix products (train.py)
 if __name__ == "__main__":  # a program of its own (importing it leaves the environment alone)
+    # first of all: an interrupt from here on ends the run in one line (training/parallel.py)
+    from training.parallel import handle_interrupts
+    handle_interrupts("evaluate.py", starting=True)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse

@@ -2,10 +2,14 @@
 
     python benchmarks/interrupt_stress.py                               # 50 tries of each target
     python benchmarks/interrupt_stress.py --targets evaluate collect --tries 20 --sigterm 0.5
+    python benchmarks/interrupt_stress.py --from-start --window 2 --load 4   # the first seconds, loaded
 
 Each try starts a target in a process group of its own, as a terminal runs a command, waits until
 its pool starts, then after a random delay of up to ``--window`` seconds sends SIGINT (or SIGTERM,
-to a ``--sigterm`` share of the tries) to the whole group, as Ctrl-C does. The targets:
+to a ``--sigterm`` share of the tries) to the whole group, as Ctrl-C does. With ``--from-start``
+the delay counts from the start of the process instead, so that the signal lands in the script's
+first seconds: its imports, its setup, its pools starting. ``--load N`` keeps N processes spinning
+on the cores meanwhile, as a busy machine would. The targets:
 
 * ``evaluate``: a tournament with ``--workers 2``, from its first child process;
 * ``collect``: train.py's behaviour-cloning games (training/imitation.py), from their start;
@@ -17,9 +21,11 @@ A try is clean when the process exits within ``--grace`` seconds with code 130, 
 is the one line the script prints, and no process of the group is left running. Otherwise it is
 slow (ended later), a hang (not ended after ``--hang`` seconds: the group is then killed with
 SIGKILL), a bad exit code, extra output (a traceback) or a leftover process. A run that finished
-before the signal does not count. The ending of a train.py process includes the teardown of torch
-and the other libraries, about a second of CPU: on a loaded machine allow a longer ``--grace``
-(the time to the interrupt's line is printed too).
+before the signal does not count, nor one that the signal ended silently before its interpreter
+had set up its own handling of it (its first hundredths of a second: "before python"). The
+ending of a train.py process includes the teardown of torch and the other libraries, about a
+second of CPU: on a loaded machine allow a longer ``--grace`` (the time to the interrupt's line
+is printed too).
 
 A process that exits stays a zombie until its parent reaps it. The workers' parent must reap them
 (a zombie whose parent is alive counts as left over); a zombie left by a process that has exited
@@ -84,6 +90,15 @@ def group(pgid: int) -> list[tuple[int, int, str]]:
     return found
 
 
+def maps(pid: int, name: str) -> bool:
+    """Whether process ``pid`` has mapped a file whose path holds ``name``."""
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            return name in f.read()
+    except OSError:
+        return False
+
+
 def left_over(pgid: int, wait: float = 2.0) -> list[tuple[int, int, str]]:
     """The group's processes still running, or dead but unreaped by a live parent, after up to
     ``wait`` seconds (a worker needs a moment to notice that its parent has gone)."""
@@ -98,12 +113,16 @@ def left_over(pgid: int, wait: float = 2.0) -> list[tuple[int, int, str]]:
 
 
 def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marker: str | None = None,
-            grace: float = 5.0, hang: float = 30.0, start_timeout: float = 60.0) -> dict:
+            grace: float = 5.0, hang: float = 30.0, start_timeout: float = 60.0,
+            from_start: bool = False, mapped: str | None = None) -> dict:
     """Start ``python ARGS`` in its own process group, send ``sig`` to the group ``delay`` seconds
     after ``marker`` appears on its standard output (without one: after its first child process
-    appears), and judge the ending. Returns ``{"outcome": "clean" | "slow" | "hang" | "exit code" |
-    "output" | "left over" | "finished", "code", "stderr", "seconds" (signal to exit), "line_s"
-    (signal to the first line on standard error), "left"}``."""
+    appears; with ``from_start``: after the process starts; with ``mapped``: once the process has
+    mapped a file whose path holds it, e.g. numpy's core library while it imports), and judge
+    the ending. Returns
+    ``{"outcome": "clean" | "slow" | "hang" | "exit code" | "output" | "left over" | "finished" |
+    "before python", "code", "stderr", "seconds" (signal to exit), "line_s" (signal to the first
+    line on standard error), "left"}``."""
     env = dict(os.environ, PYTHONPATH=ROOT, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-c", _FOREGROUND, *args], cwd=ROOT, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -127,8 +146,12 @@ def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marke
     for t in readers:
         t.start()
     end = time.monotonic() + start_timeout
-    while time.monotonic() < end and proc.poll() is None:
-        if seen.wait(0.01) or (marker is None and len(group(proc.pid)) > 1):
+    while not from_start and time.monotonic() < end and proc.poll() is None:
+        if mapped is not None:
+            if maps(proc.pid, mapped):
+                break
+            time.sleep(0.001)
+        elif seen.wait(0.01) or (marker is None and len(group(proc.pid)) > 1):
             break
     time.sleep(delay)
     result = {"code": None, "stderr": "", "seconds": None, "line_s": None, "left": []}
@@ -154,7 +177,9 @@ def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marke
         result["left"] = left_over(proc.pid)
     lines = result["stderr"].splitlines()
     if outcome is None:
-        if proc.returncode != 130:
+        if proc.returncode == -sig and not lines and from_start:
+            outcome = "before python"  # the signal's default action: no Python ran to handle it
+        elif proc.returncode != 130:
             outcome = "exit code"
         elif len(lines) != 1 or "Traceback" in result["stderr"]:
             outcome = "output"
@@ -182,9 +207,24 @@ def main(argv=None) -> int:
     ap.add_argument("--hang", type=float, default=30.0,
                     help="seconds after which a process that has not exited is killed (default 30)")
     ap.add_argument("--sigterm", type=float, default=0.2, help="share of tries sent SIGTERM (default 0.2)")
+    ap.add_argument("--from-start", action="store_true",
+                    help="count the delay from the start of the process (its imports and setup)")
+    ap.add_argument("--load", type=int, default=0, help="processes spinning on the cores meanwhile")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     rng = random.Random(a.seed)
+    failed = 0
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(a.load)]
+    try:
+        failed = run_tries(a, rng)
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+    return 1 if failed else 0
+
+
+def run_tries(a, rng: random.Random) -> int:
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.targets:
@@ -195,20 +235,20 @@ def main(argv=None) -> int:
             for k in range(a.tries):
                 sig = signal.SIGTERM if rng.random() < a.sigterm else signal.SIGINT
                 delay = rng.uniform(0, a.window)
-                r = one_try(cmd, sig, delay, marker, a.grace, a.hang)
+                r = one_try(cmd, sig, delay, marker, a.grace, a.hang, from_start=a.from_start)
                 counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
                 if r["seconds"] is not None:
                     exits.append(r["seconds"])
                 if r["line_s"] is not None:
                     lines.append(r["line_s"])
-                if r["outcome"] not in ("clean", "finished"):
+                if r["outcome"] not in ("clean", "finished", "before python"):
                     failed += 1
                     tail = r["stderr"].strip().splitlines()[-3:]
                     took = "not ended" if r["seconds"] is None else f"ended in {r['seconds']:.1f}s"
                     print(f"{name} try {k + 1}: {r['outcome']} after {signal.Signals(sig).name} at "
                           f"{delay:.2f}s ({took}, code {r['code']}, left {r['left']}): {' | '.join(tail)}",
                           flush=True)
-            counted = a.tries - counts.get("finished", 0)
+            counted = a.tries - counts.get("finished", 0) - counts.get("before python", 0)
             summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
             timing = (f"; exit {statistics.median(exits):.2f}s median, {max(exits):.2f}s at most"
                       if exits else "")

@@ -59,3 +59,33 @@ def test_interrupting_the_game_collection_of_train(tmp_path):
     pytest.importorskip("sb3_contrib")
     interrupt_repeatedly(collect(tmp_path / "fire"), "behaviour cloning: ", tries=5, window=1.5,
                          name="train.py")
+
+
+@pytest.mark.parametrize("script, cmd", [("evaluate.py", EVALUATE), ("train.py", None)])
+def test_an_interrupt_during_the_imports_ends_the_script_in_one_line(script, cmd, tmp_path):
+    # the signal lands while numpy loads, among the script's first imports: before the scripts
+    # installed their handling first of all, this printed a KeyboardInterrupt traceback
+    cmd = cmd or collect(tmp_path / "fire")
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        r = one_try(cmd, sig, 0.0, grace=grace(), hang=grace(), mapped="_multiarray_umath")
+        assert (r["outcome"], r["code"], r["stderr"]) == ("clean", 130, f"{script}: interrupted\n"), r
+
+
+def test_an_interrupt_caught_and_dropped_still_ends_the_script(tmp_path):
+    # a KeyboardInterrupt that some code catches and drops (as one during the imports was, once:
+    # the run went on) is followed by the ending it should have had
+    script = tmp_path / "drops.py"
+    script.write_text(
+        "from training.parallel import handle_interrupts\n"
+        "handle_interrupts('drops.py', starting=True)\n"
+        "import time\n"
+        "handle_interrupts()\n"
+        "print('running', flush=True)\n"
+        "try:\n"
+        "    time.sleep(60)\n"
+        "except KeyboardInterrupt:\n"
+        "    pass\n"
+        "time.sleep(60)\n")
+    r = one_try([str(script)], signal.SIGINT, 0.1, marker="running", grace=grace(), hang=30)
+    assert (r["outcome"], r["code"], r["stderr"]) == ("clean", 130, "drops.py: interrupted\n"), r
+    assert r["seconds"] >= 4.5  # (the time it leaves the interrupt to be handled: ACK_S)

@@ -20,7 +20,11 @@ forever, the workers zombies under a sleeping parent. Here:
 Scripts call :func:`handle_interrupts` first: SIGTERM then interrupts as SIGINT does (a
 KeyboardInterrupt, which the script reports in one line with exit code 130); a second signal
 while it shuts down kills the workers and exits at once. :func:`run_script` does both for a
-script's ``main``.
+script's ``main``. A script installs it as the very first thing, before its heavy imports, with
+``starting=True``: until its ``main`` runs, an interrupt ends it at once with its one line (a
+KeyboardInterrupt raised inside an import could be swallowed there, and was: the run went on),
+and an interrupt never goes unanswered later either: a KeyboardInterrupt that leaves the process
+running (caught and dropped somewhere) is followed, after ``ACK_S`` seconds, by the same ending.
 
 Results are those of ``multiprocessing.Pool``: :meth:`Pool.imap` in job order, ``imap_unordered``
 as they finish, each job a call of ``fn(job)`` in one of the workers, after the worker ran
@@ -267,7 +271,26 @@ def _kill_open_pools() -> None:
         pool.kill()
 
 
+ACK_S = 5.0  # how long a KeyboardInterrupt may leave the process running before it is ended
 _interrupted = False
+_starting = False  # before the script's main runs: an interrupt ends the process at once
+_name = None  # the script's name, for its one line (given by a script that starts with it)
+_settled = threading.Event()  # the script's main has returned, or the process is exiting
+
+
+def _leave() -> None:
+    """The script's one line, its workers killed, exit code 130: now, from any thread."""
+    _end([p for pool in list(_open) for p in pool._procs])  # no lock: it may be held here
+    try:
+        print(f"{_name}: interrupted", file=sys.stderr, flush=True)
+    except Exception:  # noqa: BLE001, S110 - a closed stderr: the exit code still says it
+        pass
+    os._exit(130)
+
+
+def _insist() -> None:
+    if not _settled.wait(ACK_S):  # the KeyboardInterrupt was caught and dropped: the run went on
+        _leave()
 
 
 def _interrupt(signum, frame):
@@ -275,15 +298,34 @@ def _interrupt(signum, frame):
     if _interrupted:  # a second signal while shutting down: leave now
         _end([p for pool in list(_open) for p in pool._procs])  # no lock: it may be held here
         os._exit(130)
+    if _starting:
+        _leave()
     _interrupted = True
+    if _name is not None:  # (a script's, not a test's: a test may catch the interrupt and go on)
+        threading.Thread(target=_insist, daemon=True).start()
     raise KeyboardInterrupt
 
 
-def handle_interrupts() -> None:
+def _uncaught(kind, value, tb):  # sys.excepthook: a KeyboardInterrupt outside the script's main
+    if issubclass(kind, KeyboardInterrupt):
+        _leave()
+    sys.__excepthook__(kind, value, tb)
+
+
+def handle_interrupts(name: str | None = None, starting: bool = False) -> None:
     """SIGINT and SIGTERM raise KeyboardInterrupt in this (the main) thread; a second one exits
-    at once with code 130, killing the pools' workers."""
+    at once with code 130, killing the pools' workers. ``starting`` (a script's first line,
+    before its imports, with its ``name``): until the next call (just before its ``main``), an
+    interrupt prints ``NAME: interrupted`` and exits with 130 at once."""
+    global _starting, _name
+    if name is not None:
+        _name = name
+    _starting = starting
     for s in _SIGNALS:
         signal.signal(s, _interrupt)
+    if name is not None:
+        sys.excepthook = _uncaught
+        atexit.register(_settled.set)
 
 
 def run_script(main, name: str):
