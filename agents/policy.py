@@ -20,6 +20,7 @@ Self-play opponent pools (several agents, one drawn per game) are in :mod:`train
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 
@@ -42,6 +43,9 @@ CRITIC_INPUTS = ("observation", "state")
 PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained")
 MAX_RECORD_BYTES = 16 << 20   # a run record is a few tens of kB
 MAX_LAYERS, MAX_WIDTH = 16, 1 << 16
+# the most parameters a model may have (256 MiB of float32; a shipped model has under half a
+# million): a record is read before its weights, and a claim past this is refused unread
+MAX_PARAMETERS = 1 << 26
 CONVERT = "python -m agents.convert"
 
 
@@ -171,7 +175,15 @@ def check_record(rec, where: str) -> dict:
             f"{where} was trained for {rec['env_version']} (observation {rec['observation_size']}, "
             f"{rec['action_size']} actions) but this is {ENV_VERSION} (observation {want_obs}, "
             f"{want_act} actions); retrain it with train.py")
+    n = parameters(expected_tensors(rec))
+    if n > MAX_PARAMETERS:
+        raise bad(f"its network has {n:,} parameters, more than the {MAX_PARAMETERS:,} a model may have")
     return rec
+
+
+def parameters(shapes: dict[str, tuple[int, ...]]) -> int:
+    """How many numbers tensors of these shapes hold."""
+    return sum(math.prod(s) for s in shapes.values())
 
 
 def read_record(spec: str) -> dict:
@@ -228,6 +240,14 @@ def read_weights(base: str, rec: dict, expected: dict[str, tuple[int, ...]] | No
     network): every name, shape and dtype (float32), and finite values."""
     path = base + ".safetensors"
     expected = expected_tensors(rec) if expected is None else expected
+    need = 4 * parameters(expected)  # float32
+    try:
+        size = os.path.getsize(path)
+    except OSError as e:
+        raise _spec_error(f"{path} cannot be read: {e.strerror}") from None
+    if size < need:  # before anything is read: the record's claim against the file itself
+        raise _spec_error(f"{path} does not match its record: the network needs {need:,} bytes of "
+                          f"weights, and the file holds {size:,}")
     try:
         from safetensors import safe_open
     except ImportError:

@@ -153,9 +153,30 @@ def test_bad_weights_are_refused_in_one_line(tmp_path, mutate, words):
                                      b"garbage" * 100])
 def test_a_corrupt_weights_file_is_refused_in_one_line(tmp_path, content):
     base = write_model(tmp_path / "m")
-    with open(base + ".safetensors", "wb") as f:
-        f.write(content)
+    size = os.path.getsize(base + ".safetensors")
+    with open(base + ".safetensors", "wb") as f:  # as long as the weights, so that it is parsed
+        f.write(content + b"\0" * max(0, size - len(content)))
     assert "is not a valid safetensors file" in one_line_error(make_agent, base + ".json")
+
+
+def test_a_record_claiming_a_huge_network_is_refused_before_its_weights_are_read(tmp_path, monkeypatch):
+    # a 16,384 x 32,768 network: 2 GiB of weights, which a sparse file holds in no space at all
+    import safetensors
+    monkeypatch.setattr(safetensors, "safe_open", lambda *a, **k: pytest.fail("the weights were read"))
+    base = write_model(tmp_path / "m")
+    rec = json.loads(open(base + ".json").read())
+    rec["network"]["pi"] = [16384, 32768]
+    with open(base + ".json", "w") as f:
+        json.dump(rec, f)
+    os.truncate(base + ".safetensors", 4 * policy.parameters(policy.expected_tensors(rec)))
+    words = one_line_error(make_agent, base + ".json")
+    assert "parameters, more than the 67,108,864 a model may have" in words
+    rec["network"]["pi"] = [2048]  # within the bound, and more than the file holds
+    with open(base + ".json", "w") as f:
+        json.dump(rec, f)
+    os.truncate(base + ".safetensors", 4096)
+    assert "does not match its record: the network needs" in one_line_error(make_agent, base + ".json")
+    assert "and the file holds 4,096" in one_line_error(make_agent, base + ".json")
 
 
 def test_a_truncated_weights_file_is_refused(tmp_path):
