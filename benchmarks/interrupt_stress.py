@@ -21,8 +21,9 @@ A try is clean when the process exits within ``--grace`` seconds with code 130, 
 is the one line the script prints, and no process of the group is left running. Otherwise it is
 slow (ended later), a hang (not ended after ``--hang`` seconds: the group is then killed with
 SIGKILL), a bad exit code, extra output (a traceback) or a leftover process. A run that finished
-before the signal does not count, nor one that the signal ended silently before its interpreter
-had set up its own handling of it (its first hundredths of a second: "before python"). The
+before the signal does not count, nor one signalled before the script's handling was installed
+(SIGTERM not yet caught: the signal landed in the interpreter's own start, which on a loaded
+machine takes seconds; "before the script", unless it hangs). The
 ending of a train.py process includes the teardown of torch and the other libraries, about a
 second of CPU: on a loaded machine allow a longer ``--grace`` (the time to the interrupt's line
 is printed too).
@@ -99,6 +100,17 @@ def maps(pid: int, name: str) -> bool:
         return False
 
 
+def handles_sigterm(pid: int) -> bool:
+    """Whether process ``pid`` catches SIGTERM (a script's handling is installed: an interpreter
+    alone leaves SIGTERM to its default action)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            caught = next(line.split()[1] for line in f if line.startswith("SigCgt:"))
+    except (OSError, StopIteration):
+        return False
+    return bool(int(caught, 16) >> (signal.SIGTERM - 1) & 1)
+
+
 def left_over(pgid: int, wait: float = 2.0) -> list[tuple[int, int, str]]:
     """The group's processes still running, or dead but unreaped by a live parent, after up to
     ``wait`` seconds (a worker needs a moment to notice that its parent has gone)."""
@@ -121,8 +133,8 @@ def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marke
     mapped a file whose path holds it, e.g. numpy's core library while it imports), and judge
     the ending. Returns
     ``{"outcome": "clean" | "slow" | "hang" | "exit code" | "output" | "left over" | "finished" |
-    "before python", "code", "stderr", "seconds" (signal to exit), "line_s" (signal to the first
-    line on standard error), "left"}``."""
+    "before the script", "code", "stderr", "seconds" (signal to exit), "line_s" (signal to the
+    first line on standard error), "left"}``."""
     env = dict(os.environ, PYTHONPATH=ROOT, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-c", _FOREGROUND, *args], cwd=ROOT, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -159,6 +171,7 @@ def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marke
         for t in readers:
             t.join()
         return {**result, "outcome": "finished", "code": proc.returncode, "stderr": "".join(err)}
+    early = not handles_sigterm(proc.pid)  # the script has not yet installed its handling
     t0 = time.monotonic()
     os.killpg(proc.pid, sig)
     try:
@@ -171,14 +184,14 @@ def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marke
         proc.wait()
     for t in readers:
         t.join(5)
-    result.update(code=proc.returncode, stderr="".join(err),
+    result.update(code=proc.returncode, stderr="".join(err), early=early,
                   line_s=first_line[0] - t0 if first_line else None)
     if outcome is None:
         result["left"] = left_over(proc.pid)
     lines = result["stderr"].splitlines()
     if outcome is None:
-        if proc.returncode == -sig and not lines and from_start:
-            outcome = "before python"  # the signal's default action: no Python ran to handle it
+        if early and (proc.returncode != 130 or len(lines) != 1):
+            outcome = "before the script"  # the interpreter's own start: no script ran yet
         elif proc.returncode != 130:
             outcome = "exit code"
         elif len(lines) != 1 or "Traceback" in result["stderr"]:
@@ -241,14 +254,14 @@ def run_tries(a, rng: random.Random) -> int:
                     exits.append(r["seconds"])
                 if r["line_s"] is not None:
                     lines.append(r["line_s"])
-                if r["outcome"] not in ("clean", "finished", "before python"):
+                if r["outcome"] not in ("clean", "finished", "before the script"):
                     failed += 1
                     tail = r["stderr"].strip().splitlines()[-3:]
                     took = "not ended" if r["seconds"] is None else f"ended in {r['seconds']:.1f}s"
                     print(f"{name} try {k + 1}: {r['outcome']} after {signal.Signals(sig).name} at "
-                          f"{delay:.2f}s ({took}, code {r['code']}, left {r['left']}): {' | '.join(tail)}",
-                          flush=True)
-            counted = a.tries - counts.get("finished", 0) - counts.get("before python", 0)
+                          f"{delay:.2f}s{' (before the script)' if r.get('early') else ''} ({took}, code "
+                          f"{r['code']}, left {r['left']}): {' | '.join(tail)}", flush=True)
+            counted = a.tries - counts.get("finished", 0) - counts.get("before the script", 0)
             summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
             timing = (f"; exit {statistics.median(exits):.2f}s median, {max(exits):.2f}s at most"
                       if exits else "")

@@ -763,6 +763,8 @@ class Game:
         if action < self.SEAT:
             return f"discard {cs.names[self.discard_of(action)]} and draw"
         if action < self.TREASURE:
+            if action - self.SEAT >= self.num_players:  # the seat block holds the largest table's seats
+                return "target a seat this table does not have"
             seat = self.seat_from_action(me, action)
             return f"target {self.seat_name(seat)}" + (" (yourself)" if seat == me else "")
         if action < self.OPTION:

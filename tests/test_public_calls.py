@@ -255,3 +255,13 @@ def test_writing_a_state_field_of_the_wrong_type_is_refused_in_one_line():
             g.s.log = bad
     g.s.log = ["a line"]
     assert g.s.log == ["a line"]
+
+
+def test_a_seat_action_past_the_table_is_refused_with_its_label():
+    # the seat block holds the largest table's seats: at 3 players its last action names nobody
+    g = Game(3, seed=0)
+    with pytest.raises(IllegalActionError, match=rf"^action {g.SEAT + 3} \(target a seat this table does "
+                                                 r"not have\) is not legal"):
+        g.apply(g.SEAT + 3)
+    with pytest.raises(ArgumentError, match="^action must be a seat target action"):
+        g.seat_from_action(0, g.SEAT + 3)
