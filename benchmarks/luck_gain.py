@@ -25,6 +25,8 @@ of zero.
 
 ``--reruns K`` also corrects the search bot's decisions (evaluation.luck.analyse: its expectation
 estimated by asking it again K times with independent draws; K searches per decision of it).
+``--records PATH`` keeps each game played (its record, one JSON line) and takes a game from there
+rather than playing it again: the same games corrected another way cost only the correction.
 ``--value PATH`` measures another value function than the shipped one (the same games: compare
 two on the same seeds). ``--out PATH`` appends one JSON line per game (pairing, seed, seat, raw
 and corrected score, and the steps), so that a long measurement can be run in pieces (``--seed``
@@ -75,7 +77,7 @@ def games_needed(sd: float) -> int:
 
 
 def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True,
-         modes=(True,), model=None, reruns=0):
+         modes=(True,), model=None, reruns=0, records=None):
     """Play and correct ``games`` games; one row per game and mode (``True``: the value looks ahead
     through the known policies, ``False``: taken where each position stands)."""
     agents = {}  # one agent per spec and seat, built once (a trained model loads once)
@@ -88,6 +90,8 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
         orders = dragon_orders(players)
     rows = []
     t0 = time.time()
+    played = _read_records(records)
+    keep = open(records, "a") if records else None
     for g in range(games):
         seat = g % players
         specs = [b] * players
@@ -98,7 +102,14 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
         for i, s in enumerate(specs):
             if (s, i) not in agents:
                 agents[(s, i)] = make_agent(s)
-        rec = play_game([agents[(s, i)] for i, s in enumerate(specs)], seed=seed + g, dragons=dragons)
+        key = json.dumps([specs, seed + g, dragons])
+        rec = played.get(key)
+        if rec is None:
+            rec = play_game([agents[(s, i)] for i, s in enumerate(specs)], seed=seed + g, dragons=dragons)
+            rec = {k: rec[k] for k in ("seed", "options", "actions")}
+            if keep is not None:
+                keep.write(json.dumps({"game": key, "record": rec}) + "\n")
+                keep.flush()
         for ahead in modes:
             lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns)
             row = {"a": a, "b": b, "players": players, "ahead": ahead, "reruns": reruns, "seed": seed + g, "seat": seat,
@@ -115,7 +126,17 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
                 out.flush()
         if progress and (g + 1) % 100 == 0:
             print(f"  {g + 1}/{games} games, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    if keep is not None:
+        keep.close()
     return rows
+
+
+def _read_records(path) -> dict:
+    """The games a ``--records`` file holds: (agents, seed, dragons) -> record."""
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return {r["game"]: r["record"] for r in map(json.loads, filter(str.strip, f))}
 
 
 def summary(rows: list) -> dict:
@@ -193,6 +214,8 @@ def main(argv=None) -> int:
     ap.add_argument("--reruns", type=int, default=0, metavar="K",
                     help="correct the search bot's decisions too, its expectation estimated by asking "
                          "it again K times with independent draws (K searches per decision)")
+    ap.add_argument("--records", metavar="PATH", help="keep the games played here (JSON lines) and replay "
+                                                      "the ones it holds instead of playing them again")
     ap.add_argument("--out", help="append one JSON line per game here")
     ap.add_argument("--summarise", metavar="PATH", help="report the games of a --out file")
     args = ap.parse_args(argv)
@@ -227,7 +250,7 @@ def main(argv=None) -> int:
             t = time.time()
             modes = (True, False) if args.both else (not args.where_it_stands,)
             rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes, model=model,
-                         reruns=args.reruns)
+                         reruns=args.reruns, records=args.records)
             print(f"{a} vs {b}: {args.games} games in {time.time() - t:.0f} s", file=sys.stderr)
     finally:
         if out is not None:

@@ -520,9 +520,14 @@ def test_luck_gain_refuses_the_fitting_seeds_and_a_value_file_that_is_not_one(tm
     assert "no value model at" in capsys.readouterr().err
     model = luck.default_model()
     model.save(tmp_path / "v.safetensors")
-    assert lg.main(["--pair", "heuristic", "random", "--games", "4", "--seed", "5",
-                    "--value", str(tmp_path / "v.safetensors")]) == 0
-    assert "heuristic vs random | 2 | 4 |" in capsys.readouterr().out
+    args = ["--pair", "heuristic", "heuristic", "--games", "4", "--seed", "5", "--records", str(tmp_path / "r.jsonl")]
+    assert lg.main(args + ["--value", str(tmp_path / "v.safetensors")]) == 0
+    first = capsys.readouterr().out
+    assert "heuristic vs heuristic | 2 | 4 |" in first
+    lg.play_game = None  # the games kept are replayed, not played again
+    assert lg.main(args) == 0
+    assert capsys.readouterr().out == first
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 4
 
 
 def test_search_reruns_start_from_the_played_bots_memory_and_are_its_choices_with_other_draws():
