@@ -702,7 +702,9 @@ def run(args) -> dict:
             "self_play": bool(args.self_play), "from_scratch": bool(args.from_scratch), "seed": args.seed,
             "vec_env": "batched" if cfg["batched"] else "subproc", "torch_threads": ppo_threads,
             "minutes": args.minutes, "league": league.summary() if league is not None else None,
-            "timesteps": int(model.num_timesteps), "timesteps_this_run": args.timesteps,
+            # the model's own steps (the best one's), and the run's
+            "timesteps": state["best_at"], "run_timesteps": int(model.num_timesteps),
+            "timesteps_this_run": args.timesteps,
             "resumed": bool(args.resume), "finished": train_wall is not None, "n_envs": n_envs,
             "env_version": ENV_VERSION, "observation_size": obs_size, "action_size": n_actions,
             "hyperparameters": hyper, "hyperparameter_changes": changes, "versions": versions(), "cpus": cpus,

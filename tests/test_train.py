@@ -48,7 +48,8 @@ def test_tiny_training_saves_model_and_record(tiny_model):
                 "action_size", "versions", "wall_time_s", "final_evaluation", "curve"):
         assert key in rec, key
     assert rec["dragon"] == "Ruby" and rec["players"] == 2 and rec["opponents"] == ["random"]
-    assert rec["seed"] == 3 and rec["timesteps"] >= 2048 and rec["action_size"] == 76
+    assert rec["seed"] == 3 and rec["run_timesteps"] >= 2048 and rec["action_size"] == 76
+    assert rec["timesteps"] == rec["best_at_timesteps"]  # the kept model's own steps
     assert {"torch", "stable_baselines3", "sb3_contrib", "gymnasium"} <= set(rec["versions"])
     assert [r["opponent"] for r in rec["final_evaluation"]] == ["random"]
     r = rec["final_evaluation"][0]
@@ -236,7 +237,8 @@ def test_resume_continues_training(tiny_model, tmp_path):
     assert rc == 0
     with open(out + ".json") as f:
         rec = json.load(f)
-    assert rec["resumed"] and rec["timesteps"] >= 2048 + 512
+    assert rec["resumed"] and rec["run_timesteps"] >= 2048 + 512
+    assert rec["timesteps"] == rec["best_at_timesteps"]  # the model's own steps
     # the PPO hyperparameters are the resumed record's, but for the options given
     assert rec["hyperparameters"]["learning_rate"] == 0.5 and rec["hyperparameters"]["n_steps"] == 256
     assert rec["hyperparameters"]["batch_size"] == 128  # the run's own, not train.py's default (1,024)
@@ -245,7 +247,7 @@ def test_resume_continues_training(tiny_model, tmp_path):
     with pytest.raises(train.UsageError, match="--n-steps"):
         train.validate(args)
     with open(out + ".last.json") as f:
-        assert json.load(f)["timesteps"] == rec["timesteps"]
+        assert json.load(f)["timesteps"] == rec["run_timesteps"]
 
 
 def test_resume_rebuilds_the_model_and_its_optimizer_exactly(tiny_model):
@@ -494,11 +496,11 @@ def test_a_tiny_run_from_scratch_with_a_centralised_critic_trains_saves_evaluate
                        "--snapshot-every", "100000", "--lr", "0.0001", "--ent-coef", "0.002", *common]) == 0
     with open(out + ".json") as f:
         again = json.load(f)
-    assert again["timesteps"] >= 2048 + 1024 and again["from_scratch"] and again["resumed"]
+    assert again["run_timesteps"] >= 2048 + 1024 and again["from_scratch"] and again["resumed"]
     # the options given change the resumed run's hyperparameters, and the record says when
     assert again["hyperparameters"]["learning_rate"] == 0.0001 and again["hyperparameters"]["ent_coef"] == 0.002
     assert again["hyperparameters"]["batch_size"] == 128  # the run's own
-    assert again["hyperparameter_changes"] == [{"at_timesteps": rec["timesteps"], "learning_rate": 0.0001,
+    assert again["hyperparameter_changes"] == [{"at_timesteps": rec["run_timesteps"], "learning_rate": 0.0001,
                                                 "ent_coef": 0.002}]
     snaps = [m["name"] for m in again["league"] if m["name"].startswith("snapshot_")]
     assert snaps and set(snaps) <= set(names)
