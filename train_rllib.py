@@ -84,11 +84,10 @@ def main(argv=None) -> int:
     from training.rllib_train import (build, build_config, measure_sampling, refresh_snapshot, runner_nodes,
                                       save_checkpoint, shortfall)
 
-    if not args.address and not ray.is_initialized():  # a Ray of its own: the CPUs it is given, GPUs as found
-        short = shortfall(args, {"CPU": args.num_cpus or os.cpu_count(), "GPU": float("inf")})
-        if short:
-            return fail(f"{short[0]}; lower them, or raise --num-cpus")
     if not ray.is_initialized():  # without --address a Ray of its own, never one found running on the machine
+        short = [] if args.address else shortfall(args, {"CPU": args.num_cpus or os.cpu_count(), "GPU": float("inf")})
+        if short:  # refused before Ray starts; its GPUs are known once it has
+            return fail(f"{short[0]}; lower them, or raise --num-cpus")
         ray.init(address=args.address or "local", num_cpus=None if args.address else args.num_cpus,
                  include_dashboard=False, configure_logging=False)
     for line in shortfall(args, ray.cluster_resources()):
@@ -117,7 +116,7 @@ def main(argv=None) -> int:
             runners = result.get("env_runners", {})
             ret = runners.get("agent_episode_returns_mean", {}).get("learner", float("nan"))
             steps = result.get("num_env_steps_sampled_lifetime", runners.get("num_env_steps_sampled_lifetime", 0))
-            print(f"iteration {i}: {steps} env steps, {time.perf_counter() - start:.0f} s, "
+            print(f"iteration {i}: {int(steps)} env steps, {time.perf_counter() - start:.0f} s, "
                   f"learner's mean return {ret:+.3f}", flush=True)
             if i % args.snapshot_every == 0:
                 refresh_snapshot(algo, frozen[(i // args.snapshot_every - 1) % len(frozen)])
