@@ -13,7 +13,7 @@ from havok_env.vector import LearnerGames, SingleAgentVectorEnv, VectorGames
 from havok_env.wrappers import SingleAgentEnv
 
 OUTSIDE = [SEED_MAX + 1, SEED_MIN - 1, 2**64, 2**100, -(2**100)]
-BAD_TYPES = ["7", 1.0, True, [1], object()]
+BAD_TYPES = ["7", 1.0, True, [1], b"7"]  # (stable ids: pytest-xdist compares them)
 
 
 def entries():
