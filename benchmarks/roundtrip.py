@@ -105,8 +105,10 @@ def _chunk(job: tuple[list[int], list[int]]) -> tuple[int, int, list[dict]]:
     return games, decisions, failures
 
 
-def run(games: int, first: int = 0, players=COUNTS, jobs: int = 1, chunk: int = 200) -> dict:
-    """Plays ``games`` games; {"games", "decisions", "failures", "seconds"}."""
+def run(games: int, first: int = 0, players=COUNTS, jobs: int = 1, chunk: int = 200,
+        progress: int = 0) -> dict:
+    """Plays ``games`` games; {"games", "decisions", "failures", "seconds"}. With ``progress``, a
+    line every that many games."""
     seeds = list(range(first, first + games))
     counts = [players[i % len(players)] for i in range(games)]
     work = [(seeds[i:i + chunk], counts[i:i + chunk]) for i in range(0, games, chunk)]
@@ -122,6 +124,9 @@ def run(games: int, first: int = 0, players=COUNTS, jobs: int = 1, chunk: int = 
             total["games"] += g
             total["decisions"] += d
             total["failures"] += f
+            if progress and total["games"] % progress < g:
+                print(f"{total['games']:,} games, {total['decisions']:,} positions, "
+                      f"{len(total['failures'])} failures, {time.perf_counter() - t:.0f} s", flush=True)
     finally:
         if jobs > 1:
             pool.close()
@@ -136,10 +141,11 @@ def main(argv=None) -> int:
     ap.add_argument("--players", type=int, nargs="+", default=COUNTS,
                     choices=COUNTS, help="player counts, in turn (default 2 3 4)")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--progress", type=int, default=0, help="a line every N games (default none)")
     a = ap.parse_args(argv)
     if a.games < 1 or a.jobs < 1 or a.first < 0:
         ap.error("--games and --jobs must be at least 1, --first at least 0")
-    r = run(a.games, a.first, a.players, a.jobs)
+    r = run(a.games, a.first, a.players, a.jobs, progress=a.progress)
     for f in r["failures"][:20]:
         print(f"seed {f['seed']}, {f['players']} players, decision {f['decision']}: {f['problem']}")
     rate = r["decisions"] / r["seconds"]
