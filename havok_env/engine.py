@@ -412,7 +412,7 @@ class Game:
             return
         chosen = self._configure(num_players, dragons, seed, cards)
         for name, flag in (("log", log), ("advance", advance)):
-            if flag.__class__ is not bool:
+            if flag.__class__ not in (bool, int) or flag not in (0, 1):
                 raise ConfigError(f"{name} must be True or False, not {_r(flag)}")
         # dragons left open are drawn, then the decks dealt, from the seeded generator in the core;
         # with advance=False the game stops there, before the first turn (for run_chance)

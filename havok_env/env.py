@@ -266,8 +266,8 @@ class raw_env(AECEnv):
         return self.action_spaces[self.possible_agents[self._agent(agent)]]
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if options is not None and (not isinstance(options, dict) or set(options) - {"snapshot"}):
-            raise ConfigError(f"options must be None or {{'snapshot': a snapshot}}, not "
+        if options is not None and not isinstance(options, dict):  # (other keys: PettingZoo's to pass)
+            raise ConfigError(f"options must be None or a dict ({{'snapshot': a snapshot}}), not "
                               f"{reprlib.repr(options)}")
         if seed is not None:
             game_seed = check_seed(seed)
@@ -322,8 +322,8 @@ class raw_env(AECEnv):
                 "step() after the game is over and every agent is done: call reset()") from None
         if dead:
             if action is not None:
-                raise IllegalActionError(f"action {action!r}: {agent} is done, and the only step of "
-                                         f"an agent that is done is step(None)")
+                raise IllegalActionError(f"action {action!r}: {agent} is done: when an agent is dead, "
+                                         f"the only valid action is None")
             return self._was_dead_step(action)
         self.game.apply(action)
         self.actions.append(int(action))

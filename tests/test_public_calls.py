@@ -115,7 +115,7 @@ def observer_calls(g: Game) -> dict:
 
 def env_calls(e) -> dict:
     return {
-        "reset": ((3, None), {"seed": [-1, 999, 10**6, 2**31, None], "options": [None, {}]}),
+        "reset": ((3, None), {"seed": [-1, 999, 10**6, 2**31, None], "options": [None, {}]}),  # (any dict)
         "observe": (("player_0",), {}),
         "observation_space": (("player_0",), {}),
         "action_space": (("player_1",), {}),
@@ -213,7 +213,7 @@ def test_env_step_of_a_done_agent_takes_only_none():
     e.reset(seed=1)
     while not any(e.terminations.values()):
         e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
-    with pytest.raises(IllegalActionError, match=r"^action 3: player_\d is done"):
+    with pytest.raises(IllegalActionError, match=r"^action 3: player_\d is done: when an agent is dead"):
         e.unwrapped.step(3)
     e.step(None)  # the step of an agent that is done
 
@@ -233,7 +233,7 @@ def test_single_agent_env_refuses_what_is_not_an_action():
 
 def test_game_constructor_and_replay_refuse_bad_arguments():
     for kwargs, match in (({"cards": "x"}, "^cards must be a card set"), ({"log": "yes"}, "^log must be True or False"),
-                          ({"advance": 1}, "^advance must be True or False"),
+                          ({"advance": 2}, "^advance must be True or False"),
                           ({"num_players": 2.0}, "^num_players must be")):
         with pytest.raises(ConfigError, match=match):
             Game(**kwargs)
