@@ -8,21 +8,24 @@ steps per second over all runners, the policy choosing every RLlib-played seat's
 * ``connect_four_v3``: PettingZoo's game through RLlib's own ``PettingZooEnv``, both seats played
   by the same module (its board flattened to 84 floats, its 7-action mask).
 
-The two run one after the other for each setting, in the same process, so that whatever else
-the machine runs weighs on both; compare their ratio rather than the absolute figures.
+Both are built for a setting, then measured in turn, ``--rounds`` times, in the same process, so
+that whatever else the machine runs weighs on both; the table gives the medians, and the median
+of the rounds' ratios. Compare ratios rather than the absolute figures.
 
 Training (``--iterations N``): env steps per second of ``algo.train()`` (sampling and learning)
 over N iterations after a first one, with train_rllib.py's defaults, and with its previous ones
-(8 envs per runner; the learner in the driver on torch's default threads).
+(8 envs per runner; the learner in the driver on torch's default threads), their iterations in
+turn.
 
-    python benchmarks/rllib_throughput.py [--settings 1x1 1x8 1x32 1x64 1x128 2x32 2x64]
-                                          [--steps 2000] [--iterations 3] [--num-cpus 2]
+    python benchmarks/rllib_throughput.py [--settings 1x1 1x8 1x32 1x64 1x128 2x64]
+                                          [--steps 2000] [--rounds 3] [--iterations 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 
@@ -89,37 +92,57 @@ def build_algo(game: str, args):
     return build(args, config)
 
 
-def sampling(game: str, runners: int, envs: int, steps: int) -> float:
+def median(values):
+    return statistics.median(values)
+
+
+def sampling(runners: int, envs: int, steps: int, rounds: int) -> tuple[float, float, float]:
+    """Median env steps/s of the env and of its peer, and the median of their ratio, over
+    ``rounds`` rounds that each measure one after the other (both algorithms built first)."""
     from training.rllib_train import measure_sampling
 
-    algo = build_algo(game, settings_args(runners, envs))
+    algos = [build_algo(game, settings_args(runners, envs)) for game in ("havok", PEER)]
     try:
-        return measure_sampling(algo, steps)
+        pairs = [[measure_sampling(algo, steps) for algo in algos] for _ in range(rounds)]
     finally:
-        algo.stop()
+        for algo in algos:
+            algo.stop()
+    return median([h for h, _ in pairs]), median([p for _, p in pairs]), median([h / p for h, p in pairs])
 
 
 def sampled(result) -> int:
     return result["env_runners"]["num_env_steps_sampled_lifetime"]
 
 
-def training(name: str, args, driver_threads: int, iterations: int) -> tuple[float, float]:
-    """(env steps/s of training, seconds per iteration) over ``iterations`` after a first one."""
+def training(runs: dict, iterations: int) -> dict:
+    """{name: (env steps/s of training, seconds per iteration)}: ``runs`` maps a name to (parsed
+    settings, the driver's learner threads); their iterations alternate, after a first one each."""
     import torch
 
-    algo = build_algo("havok", args)
-    torch.set_num_threads(driver_threads)  # the driver's learner
-    try:
-        first = sampled(algo.train())
+    algos = {name: build_algo("havok", args) for name, (args, _) in runs.items()}
+    first, last, took = {}, {}, dict.fromkeys(runs, 0.0)
+
+    def train(name):
+        torch.set_num_threads(runs[name][1])  # the driver's learner
         start = time.perf_counter()
+        last[name] = sampled(algos[name].train())
+        return time.perf_counter() - start
+
+    try:
+        for name in runs:  # a first iteration each, not timed
+            train(name)
+            first[name] = last[name]
         for _ in range(iterations):
-            last = sampled(algo.train())
-        took = time.perf_counter() - start
+            for name in runs:
+                took[name] += train(name)
     finally:
-        algo.stop()
-    print(f"{name}: {(last - first) / took:,.0f} env steps/s, {took / iterations:.1f} s an iteration",
-          flush=True)
-    return (last - first) / took, took / iterations
+        for algo in algos.values():
+            algo.stop()
+    steps = {name: last[name] - first[name] for name in runs}
+    out = {name: (steps[name] / took[name], took[name] / iterations) for name in runs}
+    for name, (rate, secs) in out.items():
+        print(f"{name}: {rate:,.0f} env steps/s, {secs:.1f} s an iteration", flush=True)
+    return out
 
 
 def main(argv=None) -> int:
@@ -128,9 +151,10 @@ def main(argv=None) -> int:
     TORCH_DEFAULT_THREADS = torch.get_num_threads()
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--settings", nargs="+", default=["1x1", "1x8", "1x32", "1x64", "1x128", "2x32", "2x64"],
+    p.add_argument("--settings", nargs="+", default=["1x1", "1x8", "1x32", "1x64", "1x128", "2x64"],
                    metavar="RxE", help="env runners x envs per runner")
     p.add_argument("--steps", type=int, default=2000, help="env steps each runner samples per measurement")
+    p.add_argument("--rounds", type=int, default=3, help="measurements of each setting, env and peer in turn")
     p.add_argument("--iterations", type=int, default=0, help="also time N training iterations, old and new defaults")
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (default all)")
     args = p.parse_args(argv)
@@ -142,31 +166,33 @@ def main(argv=None) -> int:
         p.error("--settings are RxE: env runners (0 or more) x envs per runner (1 or more), e.g. 1x64")
 
     import ray
-    ray.init(address="local", num_cpus=args.num_cpus, include_dashboard=False, configure_logging=False)
+    # the env's and the peer's runners live at once (one samples at a time): room for both
+    cpus = args.num_cpus or max([os.cpu_count(), 2] + [2 * r for r, _ in settings])
+    ray.init(address="local", num_cpus=cpus, include_dashboard=False, configure_logging=False)
     print(f"load average before: {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs; ray {ray.__version__}; "
           f"torch's default threads {TORCH_DEFAULT_THREADS}", flush=True)
     rows = []
     for runners, envs in settings:
-        rates = [sampling(game, runners, envs, args.steps) for game in ("havok", PEER)]
+        rates = sampling(runners, envs, args.steps, args.rounds)
         rows.append((f"{runners} x {envs}", *rates))
-        print(f"{runners} x {envs}: havok {rates[0]:,.0f} env steps/s, {PEER} {rates[1]:,.0f}", flush=True)
-    trained = []
+        print(f"{runners} x {envs}: havok {rates[0]:,.0f} env steps/s, {PEER} {rates[1]:,.0f} "
+              f"(medians of {args.rounds})", flush=True)
+    trained = {}
     if args.iterations:
         from training.rllib_train import ENVS_PER_RUNNER, parse_args
-        trained.append((f"train_rllib.py's defaults ({ENVS_PER_RUNNER} envs, 1 thread)", *training(
-            "defaults", parse_args([]), 1, args.iterations)))
-        trained.append((f"previous defaults (8 envs, {TORCH_DEFAULT_THREADS} learner threads)", *training(
-            "previous", settings_args(1, 8), TORCH_DEFAULT_THREADS, args.iterations)))
+        trained = training({f"train_rllib.py's defaults ({ENVS_PER_RUNNER} envs, 1 thread)": (parse_args([]), 1),
+                            f"previous defaults (8 envs, {TORCH_DEFAULT_THREADS} learner threads)":
+                                (settings_args(1, 8), TORCH_DEFAULT_THREADS)}, args.iterations)
     ray.shutdown()
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
     print(f"| env runners x envs per runner | havok env steps/s | {PEER} env steps/s | havok / {PEER} |")
     print("|---|---|---|---|")
-    for name, havok, peer in rows:
-        print(f"| {name} | {havok:,.0f} | {peer:,.0f} | {havok / peer:.2f} |")
+    for name, havok, peer, ratio in rows:
+        print(f"| {name} | {havok:,.0f} | {peer:,.0f} | {ratio:.2f} |")
     if trained:
         print("\n| training (1 env runner) | env steps/s | s per iteration |")
         print("|---|---|---|")
-        for name, rate, secs in trained:
+        for name, (rate, secs) in trained.items():
             print(f"| {name} | {rate:,.0f} | {secs:.1f} |")
     return 0
 

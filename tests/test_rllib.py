@@ -196,7 +196,8 @@ def test_bad_arguments_get_one_line(capsys):
 def test_the_throughput_benchmark_measures_the_env_beside_its_peer(monkeypatch, capsys):
     import runpy
     bench = ROOT / "benchmarks" / "rllib_throughput.py"
-    monkeypatch.setattr(sys, "argv", [str(bench), "--settings", "0x2", "--steps", "60", "--num-cpus", "1"])
+    monkeypatch.setattr(sys, "argv", [str(bench), "--settings", "0x2", "--steps", "60", "--rounds", "1",
+                                      "--num-cpus", "1"])
     with pytest.raises(SystemExit) as e:
         runpy.run_path(str(bench), run_name="__main__")
     assert e.value.code == 0
