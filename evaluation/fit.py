@@ -734,6 +734,8 @@ def main_ahead(ap, args) -> int:
         if len(args.hidden) != 2 or len(layers) != 3 or small:
             ap.error("--hidden with --ahead: two sizes, each at least the first stage's")
         layers = widen(layers, args.hidden)
+    cached = args.cache is not None and all((Path(args.cache) / f"games{k}-{min(k + CHUNK, args.ahead)}.npz").exists()
+                                            for k in range(0, args.ahead, CHUNK))
     data, specs = load_ahead(args.ahead, args.jobs, args.cache, log=log)
     played = time.time() - t0
     log(f"{len(data['x'])} rows of {args.ahead} games in {played:.0f} s")
@@ -753,7 +755,7 @@ def main_ahead(ap, args) -> int:
         "seeds": [meta["seeds"][0], AHEAD_SEEDS + args.ahead],
         "stages": [
             {k: v for k, v in meta.items() if k not in ("what", "features_version", "inputs")},
-            {"what": "the first stage's network, widened to the layers above, fitted so that the "
+            {"what": "the first stage's network (widened to the layers above where they are wider), fitted so that the "
                      "corrected rewards of the look-ahead estimator vary the least: per game and "
                      "seat, the square of the sum of the steps it splits a corrected reward into "
                      "(evaluation.luck.analyse, steps=True), the start and a search bot's decisions "
@@ -762,7 +764,8 @@ def main_ahead(ap, args) -> int:
              "players": {str(k): v for k, v in AHEAD_SHARE.items()},
              "agents": {str(n): [[w, list(s)] for w, s in m] for n, m in AHEAD_MIX.items()},
              "rows": int(len(data["x"])), "epochs": args.epochs, "fit": report,
-             "seconds": {"playing_and_tracing_the_games": round(played), "fit": round(time.time() - t0 - played)},
+             "seconds": {"reading_the_games_from_the_cache" if cached else "playing_and_tracing_the_games":
+                         round(played), "fit": round(time.time() - t0 - played)},
              "command": "python -m evaluation.fit " + " ".join(argv_of(args))},
         ],
     }

@@ -122,8 +122,12 @@ def test_the_loss_is_what_the_corrected_rewards_vary_by_and_the_fit_keeps_its_be
 def test_the_shipped_network_says_both_stages_and_keeps_benchmarks_off_their_seeds():
     meta = luck.default_model().meta
     first, second = meta["stages"]
-    assert first["seeds"][1] == second["seeds"][0] == fit.AHEAD_SEEDS
-    assert meta["seeds"] == [first["seeds"][0], second["seeds"][1]]  # what luck_gain.py refuses
+    # the first stage's games were dealt by the batched core, the second's from seeds of their own
+    assert first["games"] >= 50_000 and first["batch_seeds"] == [fit.BATCH_SEED + n for n in fit.PLAYER_SHARE]
+    assert first["command"].startswith("python -m evaluation.fit --games ")
+    assert second["seeds"][0] == fit.AHEAD_SEEDS
+    # what luck_gain.py refuses: every seeded fitting game, those of the value functions before too
+    assert meta["seeds"] == [fit.FIT_SEEDS, second["seeds"][1]]
     assert meta["games"] == first["games"] + second["games"]
     assert second["command"].startswith("python -m evaluation.fit --ahead ")
     assert meta["layers"][:-1] == [int(w.shape[1]) for w, _ in luck.default_model().layers[:-1]]
