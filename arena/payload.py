@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from havok_env.engine import END_REASONS, Game
-from havok_env.render import choice_label, question
+from havok_env.render import choice_label, log_with_worth, question
 from havok_env.view import SeatView
 
 
@@ -91,7 +91,7 @@ def result(view: SeatView) -> dict | None:
 
 def you(view: SeatView, lines: list[str]) -> list[str]:
     me = view.seat_name(view.seat)
-    return [m.replace(me, f"{me} (you)") for m in lines]
+    return [m.replace(me, f"{me} (you)") for m in log_with_worth(view.cards, lines)]
 
 
 def seat_payload(view: SeatView, labels: list[str]) -> dict:
@@ -122,7 +122,8 @@ def replay_steps(seed: int, options: dict, actions: list[int], labels: list[str]
     record = {"seed": seed, "options": options, "actions": list(actions)}
     for i, (g, a) in enumerate(Game.positions(record, log=True)):
         log = SeatView(g, 0).log
-        step = {"index": i, "table": _full_table(g, labels), "log": log[seen:], "decision": None}
+        step = {"index": i, "table": _full_table(g, labels), "log": log_with_worth(g.cards, log[seen:]),
+                "decision": None}
         seen = len(log)
         if a is not None:
             p = g.to_act

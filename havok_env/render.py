@@ -7,6 +7,7 @@ arena's pages (``arena/payload.py``) alike."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from .constants import WIN_SCORE
@@ -168,3 +169,15 @@ def choice_label(view, action: int) -> str:
 def card_name(cards, k: int) -> str:
     """A card's name, with its printed value if it is a treasure."""
     return f"{cards.names[k]} (worth {cards.value[k]})" if cards.is_treasure(k) else cards.names[k]
+
+
+def log_with_worth(cards, lines: list[str]) -> list[str]:
+    """Log lines with each treasure they name followed by its printed value, as a person needs it
+    to judge a card's limits ("worth 3 or less"); the longest names first, so that no name is
+    taken for a part of another."""
+    names = sorted({cards.names[k] for k in range(len(cards.names)) if cards.is_treasure(k)}, key=len, reverse=True)
+    if not names:
+        return list(lines)
+    value = {cards.names[k]: cards.value[k] for k in range(len(cards.names)) if cards.is_treasure(k)}
+    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b(?! \(worth)")
+    return [pattern.sub(lambda m: f"{m.group(1)} (worth {value[m.group(1)]})", line) for line in lines]

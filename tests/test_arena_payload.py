@@ -127,3 +127,19 @@ def test_a_choice_that_names_a_treasure_says_its_worth_where_it_lies():
         if {"steal_pick", "salvage_pick", "trade_give", "affinity counted", "shown"} <= seen:
             break
     assert {"steal_pick", "salvage_pick", "trade_give", "affinity counted", "shown"} <= seen, seen
+
+
+def test_log_lines_give_each_treasure_they_name_its_worth():
+    from havok_env import Game
+    from havok_env.render import log_with_worth
+    cs = Game(2, seed=3).cards
+    treasures = [k for k in range(len(cs.names)) if cs.is_treasure(k)]
+    longest = max(treasures, key=lambda k: len(cs.names[k]))
+    a, b = treasures[0], treasures[1]
+    lines = [f"player_1 flips {cs.names[a]}", f"{cs.names[b]} (worth 9) stays", "player_0 passes",
+             f"player_0 takes {cs.names[longest]}"]
+    assert log_with_worth(cs, lines) == [
+        f"player_1 flips {cs.names[a]} (worth {cs.value[a]})",
+        f"{cs.names[b]} (worth 9) stays",  # said already: not said twice
+        "player_0 passes",
+        f"player_0 takes {cs.names[longest]} (worth {cs.value[longest]})"]
