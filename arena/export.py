@@ -33,6 +33,7 @@ from havok_env.engine import Game
 from havok_env.observe import Observer
 from havok_env.render import choice_label
 from havok_env.view import SeatView
+from evaluation.results import OUTCOME_REWARD
 from training.stats import mean_ci
 
 from .results import human_luck, outcome
@@ -99,7 +100,7 @@ def game_rows(store, study: Study) -> list[dict]:
                "created": g["created"], "finished": g["finished"], "source": g["source"]}
         if r is not None:
             o = outcome(r, g["human_seat"])
-            row.update(outcome=o, reward={"win": 1.0, "draw": 0.0, "loss": -1.0}[o],
+            row.update(outcome=o, reward=OUTCOME_REWARD[o],
                        scores=" / ".join(str(x) for x in r["scores"]))
             if g["kind"] == "game":
                 row["corrected"] = human_luck(g, acts.get(g["id"], []))
