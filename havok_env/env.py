@@ -145,6 +145,7 @@ The version is `havok_env.version.ENV_VERSION` (this env's `metadata["name"]`); 
 
 from __future__ import annotations
 
+import copy
 import random
 import reprlib
 from typing import ClassVar
@@ -154,6 +155,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .cards import default_cards
 from .engine import ArgumentError, ConfigError, Game, IllegalActionError, SnapshotError, as_action, check_seed
 from .observe import Observer
 from .render import describe_table
@@ -199,6 +201,42 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         return str(self.env)
 
 
+# The observation and state spaces of the standard card set, by player count: a gymnasium Box
+# formats its 643 bounds into a repr string when it is made, which was nearly all of an env's
+# 9 ms build. Each env gets shallow copies: the bounds are shared (never written), the
+# generators that sample() draws from are not.
+_SPACES: dict[int, tuple] = {}
+
+
+def _own(space):
+    """A copy of ``space`` with a generator of its own (sampling one env's space leaves another's
+    stream alone)."""
+    out = copy.copy(space)
+    out._np_random = None
+    if isinstance(space, spaces.Dict):
+        out.spaces = {k: _own(v) for k, v in space.spaces.items()}
+    return out
+
+
+def _spaces(observer: Observer, n_actions: int, num_players: int) -> tuple:
+    """(observation space, state space) for one env, built once per player count for the
+    standard card set."""
+    key = num_players if observer.cards is default_cards() else None
+    made = _SPACES.get(key) if key is not None else None
+    if made is None or made[2] != n_actions:
+        low, high = observer.bounds()
+        made = (spaces.Dict({"observation": spaces.Box(low, high, dtype=np.float32),
+                             "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)}),
+                spaces.Box(np.tile(low, num_players), np.tile(high, num_players), dtype=np.float32),
+                n_actions)
+        if key is not None:
+            for box in (made[0]["observation"], made[0]["action_mask"], made[1]):
+                box.low.setflags(write=False)  # shared by every env's copy
+                box.high.setflags(write=False)
+            _SPACES[key] = made
+    return _own(made[0]), _own(made[1])
+
+
 class _ActionSpace(spaces.Discrete):
     """``Discrete(n)`` whose membership test has a fast path for plain ints.
 
@@ -231,13 +269,8 @@ class raw_env(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.n_actions = n_actions = probe.layout.size
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(*self.observer.bounds(), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
-        })
+        obs_space, self.state_space = _spaces(self.observer, n_actions, num_players)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        low, high = self.observer.bounds()
-        self.state_space = spaces.Box(np.tile(low, num_players), np.tile(high, num_players), dtype=np.float32)
         self.action_spaces = {a: _ActionSpace(n_actions) for a in self.possible_agents}
         self._seeder = random.Random()
         self.game: Game | None = None

@@ -338,3 +338,24 @@ def test_integral_actions_of_other_types_are_taken(make):
     assert e.unwrapped.actions == [a]
     e.step(float(e.game.legal_actions()[0]))
     assert len(e.unwrapped.actions) == 2
+
+
+def test_envs_share_the_bounds_of_their_spaces_but_not_their_generators(monkeypatch):
+    import numpy as np
+    from gymnasium import spaces
+
+    import havok_env
+    first = havok_env.env(num_players=3).unwrapped
+    made = []
+    monkeypatch.setattr(spaces.Box, "__init__", lambda self, *a, **k: made.append(a))
+    second = havok_env.env(num_players=3).unwrapped
+    assert made == []  # no Box formats its 643 bounds again: an env builds in well under 2 ms
+    a, b = first.observation_space("player_0"), second.observation_space("player_0")
+    assert a is not b and a["observation"].low is b["observation"].low
+    assert not a["observation"].low.flags.writeable  # shared, so nobody's to change
+    assert first.state_space.shape == second.state_space.shape == (3 * 643,)
+    a.seed(5)
+    b.seed(5)
+    xa = [a.sample()["observation"] for _ in range(3)]  # one env's draws leave the other's stream alone
+    xb = [b.sample()["observation"] for _ in range(3)]
+    assert all(np.array_equal(p, q) for p, q in zip(xa, xb))
