@@ -177,9 +177,10 @@ def format_summary(s: dict, url: str) -> str:
     head = ["rank", "bot", "games", "human wins", "draws", "human losses", "human win rate", "95% CI",
             "human score", "corrected", "people"]
     rows = [[r["rank"] or "-", r["bot"], r["human_games"], r["human_wins"], r["draws"],
-             r["human_losses"], _pct(r["human_win_rate"]),
-             f"[{_pct(r['ci95'][0])}, {_pct(r['ci95'][1])}]", score_text(r["human_score"], r["human_score_ci95"]),
-             score_text(r["corrected_human_score"], r["corrected_human_ci95"]), r["participants"]] for r in s["bots"]]
+             r["human_losses"], _pct(r["human_win_rate"]), f"[{_pct(r['ci95'][0])}, {_pct(r['ci95'][1])}]",
+             score_text(r["human_score"], r["human_score_ci95"], r["human_games"]),
+             score_text(r["corrected_human_score"], r["corrected_human_ci95"], r["human_games"]),
+             r["participants"]] for r in s["bots"]]
     lines.append(_table(head, rows))
     lines.append("human score: mean reward (+1 a sole win, 0 a shared win, -1 a loss) +- its 95% interval; "
                  "corrected: the same with the luck of cards, contests and random bots taken out (docs/luck.md)")

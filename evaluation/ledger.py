@@ -350,7 +350,8 @@ def format_ledger(summary: dict, path: str, skipped: int) -> str:
         lo, hi = m["ci95"]
         rows.append([m["human"], m["opponent"], m["players"], m["games"], m["wins"], m["draws"],
                      m["losses"], pct(m["win_rate"]), f"[{pct(lo)}, {pct(hi)}]",
-                     score_text(m["score"], m["score_ci95"]), score_text(m["corrected_score"], m["corrected_ci95"]),
+                     score_text(m["score"], m["score_ci95"], m["games"]),
+                     score_text(m["corrected_score"], m["corrected_ci95"], m["games"]),
                      f"{m['mean_hoard']:.2f}", f"{m['mean_opponent_hoard']:.2f}"])
     lines.append(text_table(headers, rows, right={2, 3, 4, 5, 6, 7, 9, 10, 11, 12}))
     lines.append("score: the human's mean reward (+1 a sole win, 0 a shared win, -1 a loss) +- its 95% "
@@ -358,6 +359,8 @@ def format_ledger(summary: dict, path: str, skipped: int) -> str:
     lines.append("")
     lines.append("Overall: " + "; ".join(
         f"{h['human']} won {h['wins']}/{h['games']} ({pct(h['win_rate']).strip()}, 95% CI "
-        f"{pct(h['ci95'][0]).strip()}-{pct(h['ci95'][1]).strip()}; score {score_text(h['score'], h['score_ci95'])}, "
-        f"corrected {score_text(h['corrected_score'], h['corrected_ci95'])})" for h in summary["humans"]))
+        f"{pct(h['ci95'][0]).strip()}-{pct(h['ci95'][1]).strip()}; "
+        f"score {score_text(h['score'], h['score_ci95'], h['games'])}, "
+        f"corrected {score_text(h['corrected_score'], h['corrected_ci95'], h['games'])})"
+        for h in summary["humans"]))
     return "\n".join(lines)

@@ -36,10 +36,13 @@ def score_stats(rewards: list, corrected: list) -> dict:
     return out
 
 
-def score_text(mean, ci) -> str:
-    """``+0.123 +- 0.045``, or ``-`` when there is no such score."""
+def score_text(mean, ci, games: int | None = None) -> str:
+    """``+0.123 +- 0.045``, or ``-`` when there is no such score; with ``games`` under 2, the mean
+    alone (one game gives no interval, not a zero-width one)."""
     if mean is None:
         return "-"
+    if games is not None and games < 2:
+        return f"{mean:+.3f} (1 game)" if games == 1 else f"{mean:+.3f}"
     return f"{mean:+.3f} +- {(ci[1] - ci[0]) / 2:.3f}"
 
 

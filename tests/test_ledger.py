@@ -194,3 +194,12 @@ def test_a_write_cut_short_leaves_a_tail_the_next_append_closes(tmp_path, monkey
     entries, problems = evaluation.ledger.read_ledger(str(ledger))
     assert len(entries) == 2 and len(problems) == 1 and ":2:" in problems[0]
     assert "torn" not in problems[0]  # no longer the last line: a corrupt line like any other
+
+
+def test_a_score_of_one_game_is_shown_without_an_interval():
+    from evaluation.results import score_stats, score_text
+    one = score_stats([1.0], [0.8])
+    assert score_text(one["score"], one["score_ci95"], 1) == "+1.000 (1 game)"  # not "+- 0.000"
+    two = score_stats([1.0, -1.0], [0.8, -0.6])
+    assert score_text(two["score"], two["score_ci95"], 2).startswith("+0.000 +- ")
+    assert score_text(None, None, 1) == "-"
