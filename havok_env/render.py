@@ -171,13 +171,20 @@ def card_name(cards, k: int) -> str:
     return f"{cards.names[k]} (worth {cards.value[k]})" if cards.is_treasure(k) else cards.names[k]
 
 
+_WORTH: dict[int, tuple] = {}  # id(cards) -> (cards, pattern, value): one pattern per card set
+
+
 def log_with_worth(cards, lines: list[str]) -> list[str]:
     """Log lines with each treasure they name followed by its printed value, as a person needs it
     to judge a card's limits ("worth 3 or less"); the longest names first, so that no name is
     taken for a part of another."""
-    names = sorted({cards.names[k] for k in range(len(cards.names)) if cards.is_treasure(k)}, key=len, reverse=True)
-    if not names:
+    made = _WORTH.get(id(cards))
+    if made is None or made[0] is not cards:
+        value = {cards.names[k]: cards.value[k] for k in range(len(cards.names)) if cards.is_treasure(k)}
+        names = sorted(value, key=len, reverse=True)
+        pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b(?! \(worth)") if names else None
+        made = _WORTH[id(cards)] = (cards, pattern, value)
+    _, pattern, value = made
+    if pattern is None:
         return list(lines)
-    value = {cards.names[k]: cards.value[k] for k in range(len(cards.names)) if cards.is_treasure(k)}
-    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b(?! \(worth)")
     return [pattern.sub(lambda m: f"{m.group(1)} (worth {value[m.group(1)]})", line) for line in lines]
