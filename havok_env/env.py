@@ -223,12 +223,11 @@ def _spaces(observer: Observer, n_actions: int, num_players: int) -> tuple:
     standard card set."""
     key = num_players if observer.cards is default_cards() else None
     made = _SPACES.get(key) if key is not None else None
-    if made is None or made[2] != n_actions:
+    if made is None:  # (the standard cards' action count is fixed by the player count)
         low, high = observer.bounds()
         made = (spaces.Dict({"observation": spaces.Box(low, high, dtype=np.float32),
                              "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)}),
-                spaces.Box(np.tile(low, num_players), np.tile(high, num_players), dtype=np.float32),
-                n_actions)
+                spaces.Box(np.tile(low, num_players), np.tile(high, num_players), dtype=np.float32))
         if key is not None:
             for box in (made[0]["observation"], made[0]["action_mask"], made[1]):
                 box.low.setflags(write=False)  # shared by every env's copy
