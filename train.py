@@ -495,7 +495,7 @@ def run(args) -> dict:
         model, resumed, restored = sb3_model.rebuild(cfg["resume_from"], venv, seed=args.seed,
                                                      tensorboard_log=tb, changes=args.changes)
         args.changes = {k: v for k, v in args.changes.items() if resumed["hyperparameters"].get(k) != v}
-        prev = read_record(out) if os.path.exists(out + ".json") else resumed
+        prev = prev_record(out) or resumed
         _say(args, f"resuming {cfg['resume_from']} at {model.num_timesteps:,} steps"
                    + ("" if restored else " (no optimizer state saved: Adam starts afresh)"))
     else:
