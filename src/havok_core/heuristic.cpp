@@ -453,6 +453,14 @@ private:
     int d_crash(const std::vector<int>& choices, const Trigger& trig);
     const Op& op_of(const Context& ctx, int code) const;
     int d_bottom(const std::vector<int>& choices, const Context& ctx);
+    int d_take_from(const std::vector<int>& choices, const Context& ctx, bool steal);
+    int d_steal_pick(const std::vector<int>& choices, const Context& ctx, int target);
+    int d_trade_take(const std::vector<int>& choices, const Context& ctx, int target);
+    int d_trade_give(const std::vector<int>& choices, const Context& ctx, int target);
+    int d_swap_pick(const std::vector<int>& choices);
+    int d_redirect_to(const std::vector<int>& choices);
+    int d_flip_or_not(const std::vector<int>& choices);
+    int best_move(const std::vector<int>& choices, int src, int dst) const;
 };
 
 int Decision::d_main(const std::vector<int>& choices) {
@@ -628,99 +636,119 @@ int Decision::d_bottom(const std::vector<int>& choices, const Context& ctx) {
     });
 }
 
+// The victim of a steal or a break: the one whose best take gains most.
+int Decision::d_take_from(const std::vector<int>& choices, const Context& ctx, bool steal) {
+    const Op& op = op_of(ctx, steal ? OP_STEAL : OP_BREAK);
+    const int dst = steal ? me : NOBODY;
+    return argmax(choices, [&](int a) {
+        std::optional<double> g = best_take(op, target_seat(a), dst);
+        return std::make_pair(g && *g != 0.0 ? *g : -99.0, -a);  // Python's "gain or -99"
+    });
+}
+
+// The next treasure of a steal: the best with those picked so far, or stop (END) when taking
+// it alone would not gain.
+int Decision::d_steal_pick(const std::vector<int>& choices, const Context& ctx, int target) {
+    std::vector<int> rest;
+    for (int a : choices)
+        if (a != cs.END) rest.push_back(a);
+    int best = argmax(rest, [&](int a) {
+        std::vector<Move> m;
+        for (int k : ctx.picks) m.push_back({k, target, me});
+        m.push_back({treasure_kind(a), target, me});
+        return std::make_pair(gain_moves(m), -a);
+    });
+    if (contains(choices, cs.END) && gain_move(treasure_kind(best), target, me) <= 0) return cs.END;
+    return best;
+}
+
+// The treasure a trade takes: the one whose best give gains most.
+int Decision::d_trade_take(const std::vector<int>& choices, const Context& ctx, int target) {
+    const Op& op = op_of(ctx, OP_TRADE);
+    std::vector<std::pair<int, double>> best;  // take -> its best trade
+    for (const TradeOption& o : trade_options(op, target)) {
+        auto it = std::find_if(best.begin(), best.end(), [&](auto& e) { return e.first == o.take; });
+        if (it == best.end()) best.emplace_back(o.take, std::max(-99.0, o.gain));
+        else it->second = std::max(it->second, o.gain);
+    }
+    return argmax(choices, [&](int a) {
+        auto it = std::find_if(best.begin(), best.end(), [&](auto& e) { return e.first == treasure_kind(a); });
+        return std::make_pair(it == best.end() ? -99.0 : it->second, -a);
+    });
+}
+
+// The treasure a trade gives for the one it takes.
+int Decision::d_trade_give(const std::vector<int>& choices, const Context& ctx, int target) {
+    const int take = ctx.picks.empty() ? NOBODY : ctx.picks[0];
+    return argmax(choices, [&](int a) {
+        std::vector<Move> m;
+        if (take != NOBODY) m.push_back({take, target, me});
+        m.push_back({treasure_kind(a), me, target});
+        return std::make_pair(gain_moves(m), -a);
+    });
+}
+
+// The treasure given up in a swap, to the thief of the steal it answers.
+int Decision::d_swap_pick(const std::vector<int>& choices) {
+    int dst = NOBODY;
+    if (bot_.has_trigger_ && bot_.trigger_.on == ON_USE && ability(bot_.trigger_.ability).type == T_STEAL)
+        dst = bot_.trigger_.who;
+    if (dst < NOBODY || dst >= n) throw CoreError("the heuristic bot remembers a trigger of another game");
+    return argmax(choices, [&](int a) { return std::make_pair(gain_move(treasure_kind(a), me, dst), -a); });
+}
+
+// Where a redirected event goes: the seat it harms most, or the top scorer when the event is
+// not known.
+int Decision::d_redirect_to(const std::vector<int>& choices) {
+    // the card of the last crash window (a use trigger names none)
+    const int ev = bot_.has_trigger_ && bot_.trigger_.on != ON_USE ? bot_.trigger_.card : NOBODY;
+    if (ev == NOBODY || !cs.is_event(ev))
+        return argmax(choices, [&](int a) { return std::make_pair(static_cast<double>(S[target_seat(a)]), -a); });
+    return argmax(choices, [&](int a) { return std::make_pair(event_gain(ev, target_seat(a)), -a); });
+}
+
+// Flip the top Havok card when its expected gain is positive.
+int Decision::d_flip_or_not(const std::vector<int>& choices) {
+    const Cards& known = v.known_top();
+    const double g = known.empty() ? flip_gain(me) : card_gain(known[0], me);
+    const int flip = cs.OPTION;  // the first option: flip it
+    return g > 0 && contains(choices, flip) ? flip : cs.END;
+}
+
+// A treasure moved from ``src`` to ``dst``: the one that gains most.
+int Decision::best_move(const std::vector<int>& choices, int src, int dst) const {
+    return argmax(choices, [&](int a) { return std::make_pair(gain_move(treasure_kind(a), src, dst), -a); });
+}
+
 int Decision::run(const Pending& p) {
     const std::vector<int>& choices = p.choices;
     const Context& ctx = p.context;
-    const int END = cs.END;
-    auto seat_of = [this](int a) { return target_seat(a); };
-    auto kind_of = [this](int a) { return treasure_kind(a); };
     const int target = ctx.target == ABSENT ? NOBODY : ctx.target;
     switch (p.purpose) {
     case P_MAIN: return d_main(choices);
     case P_CRASH: return d_crash(choices, ctx.trigger);
-    case P_STEAL_FROM:
-    case P_BREAK_FROM: {
-        const Op& op = op_of(ctx, p.purpose == P_STEAL_FROM ? OP_STEAL : OP_BREAK);
-        int dst = p.purpose == P_STEAL_FROM ? me : NOBODY;
-        return argmax(choices, [&](int a) {
-            std::optional<double> g = best_take(op, seat_of(a), dst);
-            return std::make_pair(g && *g != 0.0 ? *g : -99.0, -a);  // Python's "gain or -99"
-        });
-    }
+    case P_STEAL_FROM: return d_take_from(choices, ctx, /*steal=*/true);
+    case P_BREAK_FROM: return d_take_from(choices, ctx, /*steal=*/false);
     case P_TRADE_FROM: {
         const Op& op = op_of(ctx, OP_TRADE);
-        return argmax(choices, [&](int a) { return std::make_pair(best_trade(op, seat_of(a), -99.0), -a); });
+        return argmax(choices, [&](int a) { return std::make_pair(best_trade(op, target_seat(a), -99.0), -a); });
     }
-    case P_STEAL_PICK: {
-        std::vector<int> rest;
-        for (int a : choices)
-            if (a != END) rest.push_back(a);
-        int best = argmax(rest, [&](int a) {
-            std::vector<Move> m;
-            for (int k : ctx.picks) m.push_back({k, target, me});
-            m.push_back({kind_of(a), target, me});
-            return std::make_pair(gain_moves(m), -a);
-        });
-        if (contains(choices, END) && gain_move(kind_of(best), target, me) <= 0) return END;
-        return best;
-    }
+    case P_STEAL_PICK: return d_steal_pick(choices, ctx, target);
     case P_BREAK_PICK:
         return argmax(choices, [&](int a) {
-            return std::make_pair(a != END ? gain_move(kind_of(a), target, NOBODY) : 0.0, -a);
+            return std::make_pair(a != cs.END ? gain_move(treasure_kind(a), target, NOBODY) : 0.0, -a);
         });
-    case P_TRADE_TAKE: {
-        const Op& op = op_of(ctx, OP_TRADE);
-        std::vector<std::pair<int, double>> best;  // take -> its best trade
-        for (const TradeOption& o : trade_options(op, target)) {
-            auto it = std::find_if(best.begin(), best.end(), [&](auto& e) { return e.first == o.take; });
-            if (it == best.end()) best.emplace_back(o.take, std::max(-99.0, o.gain));
-            else it->second = std::max(it->second, o.gain);
-        }
-        return argmax(choices, [&](int a) {
-            auto it = std::find_if(best.begin(), best.end(), [&](auto& e) { return e.first == kind_of(a); });
-            return std::make_pair(it == best.end() ? -99.0 : it->second, -a);
-        });
-    }
-    case P_TRADE_GIVE: {
-        int take = ctx.picks.empty() ? NOBODY : ctx.picks[0];
-        return argmax(choices, [&](int a) {
-            std::vector<Move> m;
-            if (take != NOBODY) m.push_back({take, target, me});
-            m.push_back({kind_of(a), me, target});
-            return std::make_pair(gain_moves(m), -a);
-        });
-    }
-    case P_SALVAGE_PICK:
-        return argmax(choices, [&](int a) { return std::make_pair(gain_move(kind_of(a), NOBODY, me), -a); });
-    case P_SWAP_PICK: {
-        int dst = NOBODY;
-        if (bot_.has_trigger_ && bot_.trigger_.on == ON_USE && ability(bot_.trigger_.ability).type == T_STEAL)
-            dst = bot_.trigger_.who;
-        if (dst < NOBODY || dst >= n) throw CoreError("the heuristic bot remembers a trigger of another game");
-        return argmax(choices, [&](int a) { return std::make_pair(gain_move(kind_of(a), me, dst), -a); });
-    }
-    case P_PASS_PICK: {
-        int left = (me + 1) % n;
-        return argmax(choices, [&](int a) { return std::make_pair(gain_move(kind_of(a), me, left), -a); });
-    }
-    case P_TRIBUTE_PICK:
-        return argmax(choices, [&](int a) { return std::make_pair(gain_move(kind_of(a), me, target), -a); });
+    case P_TRADE_TAKE: return d_trade_take(choices, ctx, target);
+    case P_TRADE_GIVE: return d_trade_give(choices, ctx, target);
+    case P_SALVAGE_PICK: return best_move(choices, NOBODY, me);
+    case P_SWAP_PICK: return d_swap_pick(choices);
+    case P_PASS_PICK: return best_move(choices, me, (me + 1) % n);
+    case P_TRIBUTE_PICK: return best_move(choices, me, target);
     case P_RAID_PICK: return choices.at(0);
-    case P_REDIRECT_TO: {
-        // the card of the last crash window (a use trigger names none)
-        int ev = bot_.has_trigger_ && bot_.trigger_.on != ON_USE ? bot_.trigger_.card : NOBODY;
-        if (ev == NOBODY || !cs.is_event(ev))
-            return argmax(choices, [&](int a) { return std::make_pair(static_cast<double>(S[seat_of(a)]), -a); });
-        return argmax(choices, [&](int a) { return std::make_pair(event_gain(ev, seat_of(a)), -a); });
-    }
+    case P_REDIRECT_TO: return d_redirect_to(choices);
     case P_RECALL_PICK:
         return argmax(choices, [&](int a) { return std::make_pair(keep(card_kind(a)), -a); });
-    case P_FLIP_OR_NOT: {
-        const Cards& known = v.known_top();
-        double g = known.empty() ? flip_gain(me) : card_gain(known[0], me);
-        int flip = cs.OPTION;  // the first option: flip it
-        return g > 0 && contains(choices, flip) ? flip : END;
-    }
+    case P_FLIP_OR_NOT: return d_flip_or_not(choices);
     case P_RESOLVE_WHICH:
         return argmax(choices, [&](int a) {
             return std::make_pair(card_gain(ctx.shown.at(a - cs.OPTION), me), -a);

@@ -126,6 +126,38 @@ void set_field(PyGame& pg, const std::string& name, nb::handle v) {
     pg.version += 1;
 }
 
+// Game.run_chance: one move watched at its chance points, each as a tuple (the states as
+// fields() dicts).
+nb::tuple run_chance(PyGame& self, nb::object action, std::vector<std::pair<int, int>> force, int stop,
+                     bool states) {
+    playable(self);
+    int a = -1;
+    if (!action.is_none()) {
+        a = to_int(action, "action");
+        if (!self.g->is_legal(a)) throw CoreError("action " + std::to_string(a) + " is not legal here");
+    }
+    ChanceRun run;
+    run.force = std::move(force);
+    run.stop = stop < 0 ? -1 : stop;
+    run.keep_states = states;
+    self.version += 1;
+    self.g->run_chance(run, a);
+    self.stopped = run.stopped;
+    const CardTables& cs = self.g->cards();
+    nb::list points;
+    for (size_t i = 0; i < run.points.size(); ++i) {
+        const ChancePoint& p = run.points[i];
+        nb::object before = nb::none(), after = nb::none();
+        if (states) {
+            before = fields_to_py(cs, run.before[i]);
+            if (p.kind != CH_COIN && i < run.after.size()) after = fields_to_py(cs, run.after[i]);
+        }
+        points.append(nb::make_tuple(CHANCE_KINDS[p.kind], p.seat < 0 ? nb::object(nb::none())
+                                     : nb::object(nb::int_(p.seat)), p.range, p.outcome, before, after));
+    }
+    return nb::make_tuple(points, run.stopped);
+}
+
 // -- Game.apply -------------------------------------------------------------------------------
 // engine.Game.apply is this C function, a method of the Python class (installed by
 // install_apply), so that a decision costs one C call and no Python frame: taking a legal plain
@@ -245,8 +277,13 @@ void bind_tables(nb::module_& m) {
         });
 }
 
-void bind_game(nb::module_& m) {
-    nb::class_<PyGame>(m, "Game")
+namespace {
+
+using GameClass = nb::class_<PyGame>;
+
+// Making games: new deals, saved states loaded, copies.
+void bind_making(GameClass& cls) {
+    cls
         .def_static("new", [](std::shared_ptr<const CardTables> cs, int n, std::vector<int> dragons,
                               uint64_t seed, bool log, bool advance) {
             auto g = new_game(std::move(cs), n, std::move(dragons), seed, log, advance);
@@ -275,7 +312,12 @@ void bind_game(nb::module_& m) {
             self.stopped = other.stopped;
             self.version += 1;
         }, "Take a copy of another game's state (same card tables).")
-        .def_prop_ro("version", [](const PyGame& self) { return self.version; })
+        .def_prop_ro("version", [](const PyGame& self) { return self.version; });
+}
+
+// Playing: a move, a move watched at its chance points, and what the position asks.
+void bind_moves(GameClass& cls) {
+    cls
         .def("apply", [](PyGame& self, int action) {
             if (!self.g->is_legal(action)) {
                 playable(self);  // a stopped game has no pending decision: say why
@@ -285,44 +327,14 @@ void bind_game(nb::module_& m) {
             self.g->apply(action);
             return true;
         }, "Take a legal action and advance; False (nothing changed) if it is not legal.")
-        .def("run_chance", [](PyGame& self, nb::object action, std::vector<std::pair<int, int>> force,
-                              int stop, bool states) {
-            playable(self);
-            int a = -1;
-            if (!action.is_none()) {
-                a = to_int(action, "action");
-                if (!self.g->is_legal(a)) throw CoreError("action " + std::to_string(a) + " is not legal here");
-            }
-            ChanceRun run;
-            run.force = std::move(force);
-            run.stop = stop < 0 ? -1 : stop;
-            run.keep_states = states;
-            self.version += 1;
-            self.g->run_chance(run, a);
-            self.stopped = run.stopped;
-            const CardTables& cs = self.g->cards();
-            nb::list points;
-            for (size_t i = 0; i < run.points.size(); ++i) {
-                const ChancePoint& p = run.points[i];
-                nb::object before = nb::none(), after = nb::none();
-                if (states) {
-                    before = fields_to_py(cs, run.before[i]);
-                    if (p.kind != CH_COIN && i < run.after.size()) after = fields_to_py(cs, run.after[i]);
-                }
-                points.append(nb::make_tuple(CHANCE_KINDS[p.kind], p.seat < 0 ? nb::object(nb::none())
-                                             : nb::object(nb::int_(p.seat)), p.range, p.outcome, before, after));
-            }
-            return nb::make_tuple(points, run.stopped);
-        }, nb::arg("action").none(), nb::arg("force") = std::vector<std::pair<int, int>>{}, nb::arg("stop") = -1,
-           nb::arg("states") = false,
-           "Play one move (``action``, or None to advance a game made without advancing) watching its "
-           "chance points (engine.hpp): ``force`` lists (point, outcome) to make come out otherwise, "
-           "``stop`` the point to stop just before (the game is then left mid-move). Returns "
-           "([(kind, seat, range, outcome, state before, state after)], stopped); the states "
-           "(fields() dicts) only with states=True.")
+        .def("run_chance", &run_chance, nb::arg("action").none(),
+             nb::arg("force") = std::vector<std::pair<int, int>>{}, nb::arg("stop") = -1, nb::arg("states") = false,
+             "Play one move (``action``, or None to advance a game made without advancing) watching its "
+             "chance points (engine.hpp): ``force`` lists (point, outcome) to make come out otherwise, "
+             "``stop`` the point to stop just before (the game is then left mid-move). Returns "
+             "([(kind, seat, range, outcome, state before, state after)], stopped); the states "
+             "(fields() dicts) only with states=True.")
         .def_prop_ro("stopped", [](const PyGame& self) { return self.stopped; })
-        .def("fields", [](const PyGame& self) { return fields_to_py(self.g->cards(), self.g->state()); },
-             "Every field of the state in one dict (GameState's names).")
         .def_prop_ro("is_over", [](const PyGame& self) { return self.g->is_over(); })
         .def_prop_ro("to_act", [](const PyGame& self) {
             int p = self.g->to_act();
@@ -354,8 +366,13 @@ void bind_game(nb::module_& m) {
         .def("trigger", [](const PyGame& self, int fi) {
             if (fi < 0 || fi >= static_cast<int>(self.g->state().stack.size())) throw CoreError("no such frame");
             return trigger_to_py(self.g->cards(), self.g->trigger_of(fi));
-        }, "The trigger of the crash window that opens on stack[fi].")
-        // the targeting rules (Game::victims and the rest), for bots through SeatView
+        }, "The trigger of the crash window that opens on stack[fi].");
+}
+
+// The targeting rules (Game::victims and the rest), for bots through SeatView; a seat's
+// observation.
+void bind_rules(GameClass& cls) {
+    cls
         .def("victims", [](const PyGame& self, int you, int actor, const std::string& sel) {
             static const char* const names[] = {"opponent", "richer", "richest", "you", "right"};
             int code = -1;
@@ -413,8 +430,14 @@ void bind_game(nb::module_& m) {
                 mask.shape(0) != static_cast<size_t>(g.cards().n_actions))
                 throw CoreError("observation buffers of the wrong size");
             havok::observe(g, L.layout, seat, obs.data(), mask.data());
-        }, "Write seat's observation and action mask into the given arrays.")
-        // the state, field by field (what havok_env/state.py's GameState reads)
+        }, "Write seat's observation and action mask into the given arrays.");
+}
+
+// The state, field by field (what havok_env/state.py's GameState reads); edits to it.
+void bind_state(GameClass& cls) {
+    cls
+        .def("fields", [](const PyGame& self) { return fields_to_py(self.g->cards(), self.g->state()); },
+             "Every field of the state in one dict (GameState's names).")
         .def_prop_ro("num_players", [](const PyGame& self) { return self.g->state().n; })
         .def_prop_ro("dragons", [](const PyGame& self) { return self.g->state().dragons; })
         .def_prop_ro("rng", [](const PyGame& self) { return self.g->state().rng; })
@@ -452,13 +475,25 @@ void bind_game(nb::module_& m) {
         .def("set", &set_field, nb::arg("name"), nb::arg("value").none(),
              "Replace one field of the state (a list, a value or the stack; None clears the log, "
              "the pending decision or the result).");
+}
 
-    {
-        PyObject* type = nb::type<PyGame>().ptr();
-        PyObject* d = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(type), &legal_actions_def);
-        if (d == nullptr || PyObject_SetAttrString(type, "legal_actions", d) != 0) throw nb::python_error();
-        Py_DECREF(d);
-    }
+// Game.legal_actions as a plain C method (legal_actions_c above), over nanobind's attribute.
+void install_legal_actions() {
+    PyObject* type = nb::type<PyGame>().ptr();
+    PyObject* d = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(type), &legal_actions_def);
+    if (d == nullptr || PyObject_SetAttrString(type, "legal_actions", d) != 0) throw nb::python_error();
+    Py_DECREF(d);
+}
+
+}  // namespace
+
+void bind_game(nb::module_& m) {
+    GameClass cls(m, "Game");
+    bind_making(cls);
+    bind_moves(cls);
+    bind_rules(cls);
+    bind_state(cls);
+    install_legal_actions();
 }
 
 }  // namespace havok::py
