@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import sys
 
 from agents import AgentSpecError, make_agent
 from agents.human import human_name, is_human
 from agents.runner import play_game
 from havok_env.constants import PLAYER_COUNTS, is_player_count
-from training.parallel import Pool
+from training.parallel import Pool, interrupt_handled
+from training.progress import Progress
 
 from . import EvalError
 from .ledger import DEFAULT_LEDGER, append_ledger, ledger_entry
@@ -79,15 +79,6 @@ def _play_job_summary(job: dict) -> dict:
     return _play_job(job)[0]
 
 
-def _progress(total: int, show: bool | None):
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm is in the eval extra
-        return None
-    return tqdm(total=total, unit="game", desc="games", disable=(None if show is None else not show),
-                file=sys.stderr)
-
-
 def run_tournament(specs: list[str], num_players: int | None = None, games: int | None = None,
                    seed: int = 0, workers: int = 2, factory=make_agent, progress: bool | None = None,
                    ledger: str | None = DEFAULT_LEDGER, human_io: dict | None = None,
@@ -128,8 +119,8 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
             raise
     results: list[tuple[dict, dict]] = []
     interrupted = None
+    bar = Progress(len(jobs), show=False if humans else progress)
     if humans or workers <= 1 or len(jobs) == 1:
-        bar = None if humans else _progress(len(jobs), progress)
         labels = agent_labels(specs)
         for i in humans:  # before the first game: how many games, and why that many
             if hasattr(agents[i], "announce"):
@@ -144,9 +135,9 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
                 results.append((summary, record))
                 if any(i in job["seats"] for i in humans):
                     _after_human_game(job, record, specs, agents, humans, ledger, seed)
-                if bar is not None:
-                    bar.update(1)
+                bar.update()
         except KeyboardInterrupt:
+            interrupt_handled()
             interrupted = "interrupted"
         except Exception as e:
             from agents.human import HumanQuit
@@ -154,24 +145,24 @@ def run_tournament(specs: list[str], num_players: int | None = None, games: int 
                 raise
             interrupted = f"stopped: {e}"
         finally:
-            if bar is not None:
-                bar.close()
+            bar.close()
     else:
-        bar = _progress(len(jobs), progress)
         try:
             with Pool(min(workers, len(jobs)), _init_worker, (specs, factory), context="spawn") as pool:
                 for summary in pool.imap_unordered(_play_job_summary, jobs):
                     results.append((summary, None))
-                    if bar is not None:
-                        bar.update(1)
+                    bar.update()
+        except KeyboardInterrupt:  # the workers are killed; the finished games make the report
+            interrupt_handled()
+            interrupted = "interrupted"
         finally:  # an interrupt's one line goes below the bar, not onto it
-            if bar is not None:
-                bar.close()
+            bar.close()
     _close(agents)
     summaries = sorted((s for s, _ in results), key=lambda s: s["index"])
     rep = report(specs, n, summaries, seed=seed, games_requested=games, plan=plan)
-    if interrupted:
+    if interrupted:  # the report of the games finished, marked as partial
         rep["interrupted"] = interrupted
+        rep["partial"] = {"games": len(summaries), "of": len(jobs)}
     return rep
 
 

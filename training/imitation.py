@@ -86,7 +86,8 @@ def collect(dragon: str, players: int, games: int, opponents=("heuristic",), tea
 
     Games run in chunks of ``CHUNK_GAMES`` spread over ``workers`` processes: small chunks keep
     every worker busy to the end, and the data is the same whatever the number of workers.
-    ``progress(games_done, games)`` is called as chunks finish, in order."""
+    ``progress(games_done, games)`` is called as chunks finish, in order: a
+    :class:`training.progress.Progress` there writes each tenth with the time left."""
     return Collection(dragon, players, games, opponents, teacher, seed, workers, gamma, progress).result()
 
 
