@@ -73,6 +73,13 @@ tear the last line. Reading checks every field of every line against a schema (s
 :func:`evaluation.ledger.check_ledger_entry`: seats, humans, turns, result, agents, the replay): a bad line, hostile,
 corrupt or torn, is skipped and reported with its number and the reason, and costs nothing else
 (exit code 2 once the rest is summarised). No seat counts twice, and ``true`` is no seat number.
+
+Progress goes to standard error: a bar with the time left on a terminal, otherwise a plain line as
+the games start, then at every tenth of them and at least once a minute, with the time left
+(``--no-progress``: none). An interrupt (Ctrl-C, SIGTERM) ends a tournament with the report of the
+games finished so far, marked as interrupted; its ``--json``, ``--csv`` and ``--plot`` files get
+``.partial`` before their extension (``r.partial.json``), then ``evaluate.py: interrupted`` and
+exit code 130. A second interrupt ends it at once.
 """
 
 from __future__ import annotations
@@ -116,6 +123,15 @@ def require_extras(args) -> None:
         raise EvalError(msg)
 
 
+def _partial(path: str | None, rep: dict) -> str | None:
+    """Where an output goes: a tournament that did not finish writes ``r.partial.json`` for
+    ``--json r.json``, so that its results are never taken for, nor written over, a whole one's."""
+    if not path or not rep.get("interrupted"):
+        return path
+    root, ext = os.path.splitext(path)
+    return f"{root}.partial{ext}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="evaluate.py",
@@ -152,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="let a trained model play a dragon or a player count other than the ones it "
                         "was trained for (refused otherwise); its games off training are flagged in "
                         "the report")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
     arena = p.add_argument_group("arena (people play the --agents bots in a browser; pip install -e '.[arena]')")
     arena.add_argument("--serve", action="store_true", help="start the arena server")
     arena.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -209,13 +225,17 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
             out.write(f"Games with a human are recorded in the ledger {args.ledger or DEFAULT_LEDGER}.\n")
         if args.seed is None:
             out.write(f"(pass --seed {seed} to reproduce)\n")
-        if args.json:
-            write_json(rep, args.json)
-        if args.csv:
-            write_csv(rep, args.csv)
-        if args.plot:
-            plot_head_to_head(rep, args.plot)
-        return 130 if rep.get("interrupted") == "interrupted" else 0
+        written = [_partial(path, rep) for path in (args.json, args.csv, args.plot)]
+        for path, write in zip(written, (write_json, write_csv, plot_head_to_head)):
+            if path:
+                write(rep, path)
+        if rep.get("interrupted") and any(written):
+            out.write(f"The finished games' results: {', '.join(p for p in written if p)}.\n")
+        if rep.get("interrupted") == "interrupted":
+            out.flush()
+            print("evaluate.py: interrupted", file=sys.stderr)
+            return 130
+        return 0
     except (EvalError, CardDataError) as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2

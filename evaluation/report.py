@@ -175,12 +175,15 @@ def text_table(headers: list[str], rows: list[list[str]], right: set[int] = froz
 def format_report(rep: dict) -> str:
     c = rep["config"]
     n_tables = math.comb(len(c["agents"]), c["players"])
-    lines = [f"Tournament: {len(c['agents'])} agents, {c['players']} players, {c['games']} games "
-             f"({c['deals']} deal(s) x {n_tables} table(s) x {c['players']} seat rotations), seed {c['seed']}"]
+    shape = f" ({c['deals']} deal(s) x {n_tables} table(s) x {c['players']} seat rotations)"
+    lines = [f"Tournament: {len(c['agents'])} agents, {c['players']} players, {c['games']} games"
+             f"{'' if rep.get('interrupted') else shape}, seed {c['seed']}"]  # a partial one's last deal is cut
     if c.get("games_requested") and c["games_requested"] != c["games"] and not rep.get("interrupted"):
         lines[0] += f" (--games {c['games_requested']} rounded up to whole deals)"
     if rep.get("interrupted"):
-        lines.append(f"Tournament {rep['interrupted']}; statistics cover the {c['games']} finished game(s).")
+        of = (rep.get("partial") or {}).get("of")
+        lines.append(f"Tournament {rep['interrupted']}: partial results, the statistics cover the {c['games']} "
+                     f"game(s) finished" + (f" of {of}" if of else "") + ".")
     plan = c.get("dragons")
     if plan:
         lines.append(_describe_dragons(rep))

@@ -89,3 +89,57 @@ def test_an_interrupt_caught_and_dropped_still_ends_the_script(tmp_path):
     r = one_try([str(script)], signal.SIGINT, 0.1, marker="running", grace=grace(), hang=30)
     assert (r["outcome"], r["code"], r["stderr"]) == ("clean", 130, "drops.py: interrupted\n"), r
     assert r["seconds"] >= 4.5  # (the time it leaves the interrupt to be handled: ACK_S)
+
+
+
+def test_an_interrupted_pooled_tournament_writes_the_games_it_finished(tmp_path):
+    # Ctrl-C while two workers play: the report of the finished games on standard output, the
+    # --json and --csv files named as partial, then the one line and 130
+    import csv
+    import json
+    import queue
+    import subprocess
+    import threading
+
+    from interrupt_stress import _FOREGROUND, ROOT
+
+    j, c = tmp_path / "r.json", tmp_path / "r.csv"
+    cmd = ["evaluate.py", "--agents", "heuristic", "random", "--games", "4000", "--workers", "2",
+           "--seed", "1", "--json", str(j), "--csv", str(c)]
+    proc = subprocess.Popen([sys.executable, "-c", _FOREGROUND, *cmd], cwd=ROOT, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env=dict(os.environ, PYTHONPATH=ROOT))
+    err = queue.Queue()
+
+    def read_err():
+        for line in proc.stderr:
+            err.put(line)
+        err.put(None)
+
+    threading.Thread(target=read_err, daemon=True).start()
+    try:
+        # without a terminal: a line as the games start, then one at every tenth with the time left
+        # (about 10 s in on 2 idle cores); the signal comes just after the first tenth
+        first, tenth = err.get(timeout=60), err.get(timeout=60 * grace())
+        assert first == "games: 0/4,000 games, starting\n"
+        assert tenth.startswith("games: 400/4,000 (10%) in ") and tenth.endswith(" left\n"), tenth
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the whole group
+        out = proc.stdout.read()
+        proc.wait(timeout=10 * grace())
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    rest = list(iter(err.get, None))
+    assert (proc.returncode, rest) == (130, ["evaluate.py: interrupted\n"]), out
+    finished = json.loads((tmp_path / "r.partial.json").read_text())
+    assert finished["interrupted"] == "interrupted"
+    games = finished["config"]["games"]
+    assert finished["partial"] == {"games": games, "of": 4000} and 400 <= games < 4000
+    assert sum(a["games"] for a in finished["agents"]) == 2 * games  # the finished games, each whole
+    assert f"Tournament interrupted: partial results, the statistics cover the {games} game(s) finished " \
+           "of 4000." in out
+    assert f"results: {tmp_path / 'r.partial.json'}, {tmp_path / 'r.partial.csv'}." in out
+    rows = list(csv.DictReader((tmp_path / "r.partial.csv").open()))
+    assert [int(r["games"]) for r in rows] == [games, games]
+    assert not j.exists() and not c.exists()  # nothing can take them for a whole tournament's

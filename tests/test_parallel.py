@@ -208,3 +208,26 @@ def test_a_forked_worker_sets_what_it_inherits_aside_from_the_garbage_collector(
         [(count, enabled)] = pool.map(frozen_and_collected, [0])
     assert count > 1000 and enabled
     assert gc.get_freeze_count() == 0
+
+
+def test_an_interrupt_the_script_handles_is_not_ended_while_it_writes_what_it_has():
+    # an interrupted tournament writes its finished games' report, which can outlast ACK_S on a
+    # busy machine: interrupt_handled() says the script ends the run itself
+    code = ("import sys, time; sys.path.insert(0, %r)\n"
+            "import training.parallel as tp\n"
+            "tp.handle_interrupts('writes.py', starting=True)\n"
+            "tp.ACK_S = 0.5\n"
+            "tp.handle_interrupts()\n"
+            "try:\n"
+            "    print('running', flush=True)\n"
+            "    time.sleep(60)\n"
+            "except KeyboardInterrupt:\n"
+            "    tp.interrupt_handled()\n"
+            "    time.sleep(2)  # four times ACK_S\n"
+            "    print('written', flush=True)\n"
+            "    sys.exit(130)\n" % ROOT)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "running\n"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert (proc.returncode, out, err) == (130, "written\n", "")

@@ -24,7 +24,8 @@ script's ``main``. A script installs it as the very first thing, before its heav
 ``starting=True``: until its ``main`` runs, an interrupt ends it at once with its one line (a
 KeyboardInterrupt raised inside an import could be swallowed there, and was: the run went on),
 and an interrupt never goes unanswered later either: a KeyboardInterrupt that leaves the process
-running (caught and dropped somewhere) is followed, after ``ACK_S`` seconds, by the same ending.
+running (caught and dropped somewhere) is followed, after ``ACK_S`` seconds, by the same ending,
+unless the code that caught it calls :func:`interrupt_handled` (it ends the run itself).
 
 Results are those of ``multiprocessing.Pool``: :meth:`Pool.imap` in job order, ``imap_unordered``
 as they finish, each job a call of ``fn(job)`` in one of the workers, after the worker ran
@@ -304,6 +305,14 @@ def _interrupt(signum, frame):
     if _name is not None:  # (a script's, not a test's: a test may catch the interrupt and go on)
         threading.Thread(target=_insist, daemon=True).start()
     raise KeyboardInterrupt
+
+
+def interrupt_handled() -> None:
+    """Say that the KeyboardInterrupt just caught ends the run: the script writes what it has
+    (an interrupted tournament's report of its finished games) and exits by itself, however long
+    that takes on a busy machine, rather than being ended ``ACK_S`` seconds after the signal. A
+    second interrupt still ends it at once."""
+    _settled.set()
 
 
 def _uncaught(kind, value, tb):  # sys.excepthook: a KeyboardInterrupt outside the script's main
