@@ -1,5 +1,6 @@
 """The game's fixed numbers from the rulebook: how many play, the hand size, the winning
-score and how many cards one look shows.
+score and how many cards one look shows; and the words for why a game ended, and the seeds a game
+takes (the engine and its snapshots both read them).
 
 They live here, below everything else, because the card loader checks a card set against them (it
 must seat and deal to the most players) as well as the engine playing by them; the engine exports
@@ -17,6 +18,14 @@ WIN_SCORE = 15
 #: The action space's option block: the most cards one look at the Havok deck shows (Foresight's
 #: ``n``, a flip's ``choose_from``), and so the most a seat can know on top of it.
 N_OPTIONS = 3
+
+
+#: Why a game ended (``result["reason"]``, as the engine sets it), in words for people.
+END_REASONS = {"hoard_15": f"a hoard reached {WIN_SCORE}", "havok_empty": "the Havok deck ran out"}
+#: The seeds a game takes: exactly those its snapshot can hold, signed or unsigned 64-bit
+#: integers. The generator starts from the seed modulo 2**64, so seed -1 deals the game of
+#: seed 2**64 - 1; a seed outside the range would be saved as one no snapshot restores.
+SEED_MIN, SEED_MAX = -(1 << 63), (1 << 64) - 1
 
 
 def is_player_count(n) -> bool:

@@ -30,19 +30,15 @@ except ImportError as e:  # a checkout whose core was never built
                       "checkout run: pip install -e . (or ./build_core.sh, docs/GUIDE.md \"The native "
                       "core\")") from None
 from .cards import OP_PARAMS, CardDataError, CardSet, default_cards
-from .constants import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count  # noqa: F401  (engine.HAND_SIZE)
+from .constants import (  # noqa: F401  (engine.HAND_SIZE, engine.END_REASONS)
+    END_REASONS, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, N_OPTIONS, PLAYER_COUNTS, SEED_MAX, SEED_MIN, WIN_SCORE,
+    is_player_count)
 from .decisions import DECISION_KINDS, DECISIONS, KIND, PURPOSES, Purpose  # noqa: F401  (engine.PURPOSES)
+from .snapshot import SnapshotError, restore
 from .state import GameState
 
 _MASK = (1 << 64) - 1
 ANY = 1 << 30  # "any value" (an effect primitive's max_value left out)
-#: The seeds a game takes: exactly those its snapshot can hold, signed or unsigned 64-bit
-#: integers. The generator starts from the seed modulo 2**64, so seed -1 deals the game of
-#: seed 2**64 - 1; a seed outside the range would be saved as one no snapshot restores.
-SEED_MIN, SEED_MAX = -(1 << 63), (1 << 64) - 1
-
-#: Why a game ended (``result["reason"]``, as the engine sets it), in words for people.
-END_REASONS = {"hoard_15": f"a hoard reached {WIN_SCORE}", "havok_empty": "the Havok deck ran out"}
 
 
 class ChancePoint(NamedTuple):
@@ -62,10 +58,6 @@ class ConfigError(ValueError):
 
 class IllegalActionError(ValueError):
     """An action that is not legal in the pending decision."""
-
-
-class SnapshotError(ValueError):
-    """A saved game that cannot be restored."""
 
 
 class ArgumentError(ValueError, TypeError):
@@ -231,16 +223,15 @@ class _Tables:
         except (ValueError, TypeError, IndexError, KeyError, AttributeError) as e:
             raise CardDataError(f"the card set cannot be used: {e}") from None
         lay = self.layout
-        # what Game._layout gives every game of this card set
-        self.game_attrs = {
-            "_tables": self.core, "layout": lay, "END": lay.END, "PLAY": lay.PLAY, "OPTION": lay.OPTION,
-            "INNATE_PLAY": lay.INNATE_PLAY, "INNATE_CRASH": lay.INNATE_CRASH, "DISCARD": lay.DISCARD,
-            "SEAT": lay.SEAT, "TREASURE": lay.TREASURE, "_n_actions": lay.size,
-            "_abilities": self.abilities, "_kind_ops": self.kind_ops, "values": self.values}
         # a new game's whole __dict__, copied in one go (Game.__init__: a dict built key by key
-        # was a tenth of a game's cost in the benchmark's loop); the None entries are its own
-        self.new_game_dict = {"cards": cs, **self.game_attrs, "seed": None, "options": None,
-                              "_core": None, "_view": None, "legal_actions": None}
+        # was a tenth of a game's cost in the benchmark's loop): the card set's attributes of
+        # every game, then the None entries that are each game's own
+        self.new_game_dict = {
+            "cards": cs, "_tables": self.core, "layout": lay, "END": lay.END, "PLAY": lay.PLAY,
+            "OPTION": lay.OPTION, "INNATE_PLAY": lay.INNATE_PLAY, "INNATE_CRASH": lay.INNATE_CRASH,
+            "DISCARD": lay.DISCARD, "SEAT": lay.SEAT, "TREASURE": lay.TREASURE, "_n_actions": lay.size,
+            "_abilities": self.abilities, "_kind_ops": self.kind_ops, "values": self.values,
+            "seed": None, "options": None, "_core": None, "_view": None, "legal_actions": None}
 
 
 # id(card set) -> (card set, its tables); the card set is kept so its id cannot be reused.
@@ -421,9 +412,16 @@ class Game:
 
     # -- construction ------------------------------------------------------------------------
 
-    def _layout(self):
-        # the card set's attributes of every game, set in one update (a game is made per episode)
-        self.__dict__.update(tables(self.cards).game_attrs)
+    @classmethod
+    def _from_core(cls, core, cards: CardSet, seed: int | None = None, options: dict | None = None) -> "Game":
+        """A game around a core game already made, of card set ``cards``: a copy (:meth:`clone`),
+        a restored position (:meth:`from_snapshot`), a batched game's copy (``havok_env.vector``).
+        Besides ``Game(...)``, the one way a Game is made."""
+        g = object.__new__(cls)
+        g.__dict__ = tables(cards).new_game_dict.copy()
+        g.seed, g.options = seed, options
+        g._set_core(core)
+        return g
 
     def _set_core(self, core) -> None:
         self._core = core
@@ -662,10 +660,7 @@ class Game:
     # -- saving, loading, cloning ----------------------------------------------------------------
 
     def clone(self) -> "Game":
-        g = object.__new__(Game)
-        g.__dict__.update(self.__dict__)
-        g._set_core(self._core.clone())
-        return g
+        return self._from_core(self._core.clone(), self.cards, self.seed, self.options)
 
     def __reduce__(self):
         # pickled (for worker processes) as its snapshot, which restores it exactly; the standard
@@ -725,11 +720,15 @@ class Game:
         """Restore a game saved by :meth:`snapshot`, or a hand-edited one (give ``pending`` null
         to have the decision derived). Every field is validated first (:mod:`havok_env.snapshot`);
         any problem raises :class:`SnapshotError` naming the field."""
-        from .snapshot import restore
-
         if cards is not None and not isinstance(cards, CardSet):
             raise ArgumentError(f"cards must be a card set (havok_env.load_cards), not {_r(cards)}")
-        return restore(d, cards or default_cards())
+        cards = cards or default_cards()
+        core_tables = tables(cards).core
+
+        def load(state: dict, advance: bool, seed, options) -> Game:
+            return cls._from_core(_core.Game.load(core_tables, state, advance), cards, seed, options)
+
+        return restore(d, cards, load)
 
     def check_cards(self):
         """Raise SnapshotError unless every card of the set is in exactly one place."""

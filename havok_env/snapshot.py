@@ -14,6 +14,9 @@ The stack, bottom first: the turn frame; above it the Havok card flipped at the 
 or the card or ability played; above a flipped card or a used one, its crash window or the crash
 that won it; above an event or a card resolving, a Havok card its ``flip`` primitive turned over.
 Each frame's scratch space (``t``, ``o``, ``pc``) must be one its primitives can be in.
+
+This module sits below ``engine.py``, which uses it and is never imported by it: the reader asks
+the rules of games made for it by the ``load`` that :meth:`Game.from_snapshot` hands it.
 """
 
 from __future__ import annotations
@@ -22,8 +25,13 @@ import reprlib
 from collections import Counter
 
 from . import _core
-from .constants import N_OPTIONS, PLAYER_COUNTS, WIN_SCORE, is_player_count
-from .engine import DECISION_KINDS, END_REASONS, PURPOSES, SEED_MAX, SEED_MIN, Game, SnapshotError
+from .constants import END_REASONS, N_OPTIONS, PLAYER_COUNTS, SEED_MAX, SEED_MIN, WIN_SCORE, is_player_count
+from .decisions import DECISION_KINDS, PURPOSES
+
+
+class SnapshotError(ValueError):
+    """A saved game that cannot be restored."""
+
 
 TOP_KEYS = {"version", "num_players", "players", "havok_deck", "hijinks_deck", "discard",
             "past_events", "trash", "in_play", "current_player", "turn", "pending", "result", "rng",
@@ -166,6 +174,7 @@ class _Draft:
         self.cards_used, self.card_limit = [0] * n, [1] * n
         self.current = self.turn = 0
         self.result = self.log = None
+        self.seed, self.options = None, None
 
     def plain(self, stack: list, result) -> dict:
         return {"num_players": self.num_players, "dragons": self.dragons, "rng": self.rng,
@@ -179,26 +188,30 @@ class _Draft:
 
 
 class _Reader:
-    """Reads one snapshot into a new game, field by field."""
+    """Reads one snapshot into a new game, field by field. ``load(state, advance, seed, options)``
+    makes a game (engine.Game) from the core's plain state; ``self.g`` is the game of the last
+    :meth:`sync`, whose rules the checks ask."""
 
-    def __init__(self, g: Game):
-        self.g = g
-        self.cs = g.cards
+    def __init__(self, cards, load):
+        self.cs = cards
+        self.load = load
+        self.g = None
 
     def sync(self, stack: list | None = None, advance: bool = False):
-        """Hands the draft to the core, so that the game's rules can be asked about it: with
+        """Makes a game of the draft (``self.g``), so that its rules can be asked about it: with
         ``stack`` the frames validated so far (a turn frame by default), without the result;
         with ``advance`` the whole position, which the core then plays on to the next decision
         (as the engine does from any position), refusing a question with no answer (which an
         edited position can ask: a trade whose chosen victim has nothing left to take, a
-        counteroffer with no treasure to offer)."""
+        counteroffer with no treasure to offer). That last game is the one restored, with the
+        snapshot's seed and options."""
         s = self.s
         if advance:
             plain = s.plain(s.stack, s.result)
         else:
             plain = s.plain(stack or [{"f": "turn", "step": "start"}], None)
         try:
-            self.g._set_core(_core.Game.load(self.g._tables, plain, advance))
+            self.g = self.load(plain, advance, s.seed, s.options)
         except _core.CoreError as e:
             msg = str(e)
             if msg.startswith("cards out of place"):
@@ -248,11 +261,11 @@ class _Reader:
 
     # -- the snapshot ---------------------------------------------------------------------------
 
-    def read(self, d) -> Game:
+    def read(self, d):
         if not isinstance(d, dict) or not (_is_int(d.get("version")) and d["version"] == 1):
             raise SnapshotError("not a Havok & Hijinks snapshot (an object with 'version': 1)")
         _keys(d, "", TOP_KEYS, TOP_OPTIONAL)
-        g, cs = self.g, self.cs
+        cs = self.cs
         if not is_player_count(d["num_players"]):
             _fail("num_players", f"must be {PLAYER_COUNTS}, not {_r(d['num_players'])}")
         n = self.n = d["num_players"]
@@ -292,6 +305,7 @@ class _Reader:
             s.innate_used[i] = _bool(pl.get("innate_used", False), f"{at}.innate_used")
             s.restricted[i] = _bool(pl.get("restricted", False), f"{at}.restricted")
         self.sync()
+        g = self.g
         g.check_cards()
         for i, pl in enumerate(players):
             at = f"players[{i}]"
@@ -310,8 +324,8 @@ class _Reader:
         if s.turn > n_havok - len(s.havok):
             _fail("turn", f"{s.turn}, but {len(s.havok)} of the {n_havok} Havok cards are still in the "
                           f"deck (one turn per Havok card: {n_havok - len(s.havok)} turns at most by now)")
-        g.seed = None if d.get("seed") is None else _int(d["seed"], "seed", SEED_MIN, SEED_MAX)
-        g.options = self.options(d.get("options"), dragons)
+        s.seed = None if d.get("seed") is None else _int(d["seed"], "seed", SEED_MIN, SEED_MAX)
+        s.options = self.options(d.get("options"), dragons)
         if d.get("log") is not None:
             s.log = list(_list(d["log"], "log", "a list of lines or null"))
             for i, line in enumerate(s.log):
@@ -333,7 +347,7 @@ class _Reader:
         self.sync(advance=True)
         if s.result is None and pend is not None:
             self.agrees(d)
-        return g
+        return self.g
 
     def dragon(self, v, path: str) -> int:
         if not isinstance(v, str):
@@ -660,8 +674,8 @@ class _Reader:
         return {}
 
     def window(self, i, v, fr, path):
-        g = self.g
         self.sync(self.s.stack)  # the frames below this one, each validated
+        g = self.g
         trig = g.trigger(i - 1)
         if _differs(v["trig"], trig) is not None:
             _fail(f"{path}.trig", f"{_r(v['trig'])} is not the trigger of the frame below it "
@@ -724,8 +738,7 @@ class _Reader:
                                 f"{_r(_get(out, where))} (give pending null to have it derived)")
 
 
-def restore(d, cards) -> Game:
-    g = object.__new__(Game)
-    g.cards = cards
-    g._layout()
-    return _Reader(g).read(d)
+def restore(d, cards, load):
+    """The game of snapshot ``d`` (card set ``cards``), made by ``load`` (see :class:`_Reader`)
+    once every field is checked."""
+    return _Reader(cards, load).read(d)

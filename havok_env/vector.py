@@ -43,7 +43,7 @@ from gymnasium import spaces
 from . import _core
 from .cards import CardSet, default_cards
 from .constants import PLAYER_COUNTS, is_player_count
-from .engine import ConfigError, IllegalActionError, check_seed, tables
+from .engine import ConfigError, Game, IllegalActionError, check_seed, tables
 from .observe import Observer
 
 _SEED_MASK = (1 << 64) - 1
@@ -339,15 +339,8 @@ class LearnerGames:
         return _game_copy(self._b, self.num_players, i)
 
 
-def _game_copy(b: _Batch, num_players: int, i: int):
-    from .engine import Game
-
-    g = object.__new__(Game)
-    g.cards = b.cards
-    g._layout()
-    g.seed, g.options = None, {"num_players": num_players, "dragons": None}
-    g._set_core(b._core.game(i))
-    return g
+def _game_copy(b: _Batch, num_players: int, i: int) -> Game:
+    return Game._from_core(b._core.game(i), b.cards, None, {"num_players": num_players, "dragons": None})
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -78,6 +78,36 @@ def test_imports_run_one_way():
     assert wrong == []
 
 
+def relative_imports(path):
+    """The havok_env modules a module of havok_env imports (``from . import x``, ``from .x import``)."""
+    out = set()
+    for node in ast.walk(ast.parse(read(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            out.update([node.module] if node.module else [a.name for a in node.names])
+    return out
+
+
+# havok_env's engine layer, bottom first (docs/architecture.md, "The layers"): each imports only
+# modules before it; the snapshot reader is handed the way to make games by Game.from_snapshot
+ENGINE_LAYER = ("constants", "decisions", "version", "cards", "state", "snapshot", "engine")
+
+
+def test_the_engine_layer_imports_one_way():
+    wrong = []
+    for i, module in enumerate(ENGINE_LAYER):
+        above = set(ENGINE_LAYER[i:]) | {"env", "observe", "view", "vector", "wrappers", "play", "render"}
+        bad = relative_imports(os.path.join(ROOT, "havok_env", module + ".py")) & above
+        wrong += [f"havok_env/{module}.py imports {m}" for m in sorted(bad)]
+    assert wrong == []
+
+
+def test_a_game_is_made_only_by_its_class():
+    # Game(...) or Game._from_core: no module builds one field by field
+    makers = {name for name, path in sources()
+              if re.search(r"object\.__new__\(Game\)|\._set_core\(|\._layout\(\)", read(path))}
+    assert makers <= {"havok_env/engine.py"}
+
+
 def test_bots_decode_actions_through_the_seat_view():
     # an action's offset inside its block (engine.ActionLayout) is the view's business
     # (SeatView.card_of, seat_of, treasure_of, option_of...): no bot counts from a block's start
