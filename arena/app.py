@@ -58,25 +58,30 @@ class Live:
         self.gid, self.pid, self.bot = row["id"], row["participant_id"], row["bot"]
         self.seed, self.options, self.human = row["seed"], row["options"], row["human_seat"]
         self.kind = row.get("kind") or "game"
-        self.game = Game(seed=self.seed, log=True, **self.options)
-        n = self.game.num_players
-        self.labels = labels or ["you" if p == self.human else "bot" for p in range(n)]
-        self.view = SeatView(self.game, self.human)
-        self.actions: list[int] = []
+        self.actions: list[int] = list(actions)
         self.chosen: list[str] = []  # the labels of the participant's own choices (the tutorial's goals)
         self.steps = 0  # the participant's decisions so far: what a page's "step" refers to
         self.news_from = 0  # log position when the participant last decided
         self.shown = now()  # when the pending decision was sent (a person's decision times)
         self.lock = asyncio.Lock()
-        for a in actions:
-            self.apply(a)
+        record = {"seed": self.seed, "options": self.options, "actions": self.actions}
+        self.view = None
+        for self.game, action in Game.positions(record, log=True):  # the stored moves, the person's noted
+            self.view = self.view or SeatView(self.game, self.human)  # (one game, moved on)
+            if action is not None and self.game.to_act == self.human:
+                self._noted(action)
+        self.labels = labels or ["you" if p == self.human else "bot" for p in range(self.game.num_players)]
+
+    def _noted(self, action: int) -> None:
+        """Note the participant's decision, before it is applied."""
+        self.steps += 1
+        self.news_from = len(self.view.log)
+        self.chosen.append(self.view.action_label(action))
 
     def apply(self, action: int) -> int:
         seat = self.game.to_act
         if seat == self.human:
-            self.steps += 1
-            self.news_from = len(self.view.log)
-            self.chosen.append(self.view.action_label(action))
+            self._noted(action)
         self.game.apply(action)
         self.actions.append(action)
         return seat

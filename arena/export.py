@@ -26,6 +26,7 @@ import csv
 import datetime as _dt
 import io
 import json
+from itertools import groupby
 
 import numpy as np
 
@@ -138,31 +139,29 @@ def decision_rows(store, study: Study) -> list[dict]:
     games = {g["id"]: g for g in store.games(kind=None)}
     policies = _Policies()
     rows: list[dict] = []
-    replay: Game | None = None
-    prev_at = None
-    for d in store.decisions():
-        g = games.get(d["game_id"])
+    for gid, stored in groupby(store.decisions(), key=lambda d: d["game_id"]):  # in game order
+        g = games.get(gid)
         if g is None:
             continue
-        if d["idx"] == 0:
-            replay = Game(seed=g["seed"], **g["options"])
-            prev_at = g["created"]
-        seat = replay.to_act
-        pending = replay.pending
-        label = choice_label(SeatView(replay, seat), d["action"])
-        human = seat == g["human_seat"]
-        shown = (d["shown"] or prev_at) if human else prev_at
-        probs = None if human else policies.probabilities(g["bot"], replay, seat)
-        rows.append({"game": g["id"], "kind": g["kind"], "participant_id": g["participant_id"],
-                     "external_id": people.get(g["participant_id"], {}).get("external_id"),
-                     "bot": g["bot"], "index": d["idx"], "seat": seat, "who": "human" if human else "bot",
-                     "purpose": pending["purpose"], "choices": len(pending["choices"]),
-                     "action": d["action"], "label": label, "shown": shown, "answered": d["at"],
-                     "response_ms": _ms(shown, d["at"]), "think_ms": d["think_ms"] if human else None,
-                     "bot_probability": None if probs is None else probs.get(d["action"], 0.0),
-                     "bot_policy": None if probs is None else json.dumps(probs, separators=(",", ":"))})
-        replay.apply(d["action"])
-        prev_at = d["at"]
+        stored = list(stored)
+        record = {"seed": g["seed"], "options": g["options"], "actions": [d["action"] for d in stored]}
+        prev_at = g["created"]
+        for (replay, _), d in zip(Game.positions(record), stored):
+            seat = replay.to_act
+            pending = replay.pending
+            label = choice_label(SeatView(replay, seat), d["action"])
+            human = seat == g["human_seat"]
+            shown = (d["shown"] or prev_at) if human else prev_at
+            probs = None if human else policies.probabilities(g["bot"], replay, seat)
+            rows.append({"game": g["id"], "kind": g["kind"], "participant_id": g["participant_id"],
+                         "external_id": people.get(g["participant_id"], {}).get("external_id"),
+                         "bot": g["bot"], "index": d["idx"], "seat": seat, "who": "human" if human else "bot",
+                         "purpose": pending["purpose"], "choices": len(pending["choices"]),
+                         "action": d["action"], "label": label, "shown": shown, "answered": d["at"],
+                         "response_ms": _ms(shown, d["at"]), "think_ms": d["think_ms"] if human else None,
+                         "bot_probability": None if probs is None else probs.get(d["action"], 0.0),
+                         "bot_policy": None if probs is None else json.dumps(probs, separators=(",", ":"))})
+            prev_at = d["at"]
     return rows
 
 
