@@ -5,8 +5,8 @@ log), the table as its seat sees it (hoards with each treasure's value, dragons 
 hand with each card's text, the piles), what is being decided and the legal choices numbered from 1.
 The whole table is shown at the start of a game; after that only the parts that changed (cards
 already in the hand by name, new ones with their text), and ``table`` shows all of it again. A
-choice of treasure says what it is worth: in the hoard it is in, or its printed value (and its worth
-in your hoard, if that differs) in the trash heap or the Havok deck. Text is wrapped to the
+choice of treasure says what it is worth: in the hoard it is in, or its printed value in the trash
+heap or the Havok deck, in the arena's words (``havok_env.render.choice_label``). Text is wrapped to the
 terminal's width (``shutil.get_terminal_size``, read at every message) or to ``width``.
 The player answers with a number or with (part of) a choice's label: ``2``, ``play Sticky Claws``,
 ``sticky``. Anything else gets a short message and the question again; a typo never makes a move.
@@ -32,9 +32,8 @@ import sys
 import textwrap
 
 from havok_env.constants import WIN_SCORE
-from havok_env.decisions import DECISIONS
 from havok_env.engine import END_REASONS
-from havok_env.render import question
+from havok_env.render import choice_label, question
 
 from .base import Agent
 
@@ -112,7 +111,7 @@ class HumanAgent(Agent):
         self._say(self._news(view))
         self._say(self._table_changes(view))  # the whole table at first, then what changed
         choices = list(view.pending["choices"])
-        labels = [self.label(view, a) for a in choices]
+        labels = [choice_label(view, a) for a in choices]
         self._say(self._question(view))
         self._say(self._numbered(labels))
         while True:
@@ -225,28 +224,6 @@ class HumanAgent(Agent):
         if not changed:
             return ""
         return "\n".join(["--- On the table now ('table' shows all of it) ---"] + changed)
-
-    @staticmethod
-    def label(view, action: int) -> str:
-        """The choice's label in ``view``'s pending decision, with the value of the treasure it
-        picks: its worth in the hoard it is in, or its printed value (and its worth in yours, if
-        that differs) outside hoards."""
-        text = view.action_label(action)
-        p = view.pending
-        me, purpose, ctx = p["player"], p["purpose"], p["context"] or {}
-        if view.is_treasure(action):
-            kind = view.treasure_of(action)
-            owner = me if DECISIONS[purpose].own_hoard else ctx.get("target")
-        elif view.is_option(action) and view.option_of(action) < len(ctx.get("shown") or ()):
-            kind, owner = ctx["shown"][view.option_of(action)], None
-            if not view.cards.is_treasure(kind):
-                return text
-        else:
-            return text
-        if owner is not None and purpose != "salvage_pick":
-            return f"{text} (worth {view.value(owner, kind)})"
-        printed, mine = view.cards.value[kind], view.value(me, kind)
-        return f"{text} (value {printed}" + (f", {mine} in your hoard)" if mine != printed else ")")
 
     def _intro(self, view) -> None:
         d = view.dragon(self.seat)

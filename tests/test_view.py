@@ -313,7 +313,7 @@ def test_a_seat_is_shown_the_same_table_in_every_world_it_cannot_tell_apart():
     """The text rendering (env render, the human player's table, question and choices) reads only
     the seat's view: determinized worlds, which change what the seat cannot see, render alike."""
     from agents.human import HumanAgent
-    from havok_env.render import describe_table
+    from havok_env.render import choice_label, describe_table
 
     tried = differ = 0
     for n in (2, 3, 4):
@@ -327,12 +327,12 @@ def test_a_seat_is_shown_the_same_table_in_every_world_it_cannot_tell_apart():
                 human.reset(me, n)
                 view = SeatView(game, me)
                 seen = (describe_table(view), human.table_text(view), human._question(view),
-                        [human.label(view, a) for a in view.legal_actions()])
+                        [choice_label(view, a) for a in view.legal_actions()])
                 for w in range(3):
                     world = view.determinize(random.Random(w))
                     other = SeatView(world, me)
                     assert (describe_table(other), human.table_text(other), human._question(other),
-                            [human.label(other, a) for a in other.legal_actions()]) == seen
+                            [choice_label(other, a) for a in other.legal_actions()]) == seen
                     # the same world shown to another seat differs (its hand was resampled)
                     q = (me + 1) % n
                     differ += describe_table(SeatView(world, q)) != describe_table(SeatView(game, q))
