@@ -20,22 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-
-
-def checkpoints(base: str) -> list[tuple[int, str]]:
-    """(steps, path) of the run's step checkpoints, by steps."""
-    folder = base + "_checkpoints"
-    out = []
-    for f in os.listdir(folder) if os.path.isdir(folder) else []:
-        m = re.fullmatch(r"step_(\d+)\.safetensors", f)
-        if m:
-            out.append((int(m.group(1)), os.path.join(folder, f)))
-    return sorted(out)
 
 
 def spread(items: list, k: int) -> list:
@@ -69,16 +57,18 @@ def main(argv=None) -> int:
     p.add_argument("--plot", default=None, help="the PNG to draw (default RUN.learning.png)")
     args = p.parse_args(argv)
 
+    from training.checkpoints import saved_models
     from training.winrate import evaluate
     with open(args.run + ".json") as f:
         rec = json.load(f)
     curve = rec["curve"]
     wall = {pt["timesteps"]: pt["wall_s"] for pt in curve}
     played = []
+    saved = [(steps, path + ".safetensors") for steps, path in saved_models(args.run + "_checkpoints", "step")]
     if args.at_minutes:
-        chosen = at_minutes(checkpoints(args.run), wall, args.at_minutes)
+        chosen = at_minutes(saved, wall, args.at_minutes)
     else:
-        chosen = spread(checkpoints(args.run), args.points) if args.points else []
+        chosen = spread(saved, args.points) if args.points else []
     for steps, path in chosen:
         r = evaluate(path, args.opponent, rec["affinity"], rec["players"], args.games, seed=args.seed,
                      workers=args.workers)
