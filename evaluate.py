@@ -136,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="evaluate.py",
         description="Tournaments between bots, trained agents and humans; the human benchmark ledger.",
-        epilog="Agent specs: random, heuristic, search, search:BUDGET[:heuristic-picks], pretrained:NAME, "
+        epilog="Agent specs: random, heuristic, search, search:BUDGET[:heuristic-picks], "
+               "search:[BUDGET]:guide=MODEL, pretrained:NAME, "
                "a saved model path (.safetensors or .json), rllib:CHECKPOINT, "
                "human or human:NAME. Without --agents, "
                "--ledger PATH summarises the "

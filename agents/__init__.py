@@ -2,7 +2,8 @@
 
 ``make_agent(spec)`` builds one from a spec string: ``random``, ``heuristic``, ``search`` or
 ``search:BUDGET`` (``search:BUDGET:heuristic-picks`` leaves the picks of
-:data:`agents.search.HEURISTIC_PICKS` to the heuristic), ``human``, the path of a model saved
+:data:`agents.search.HEURISTIC_PICKS` to the heuristic; ``search:BUDGET:guide=MODEL`` departs from a
+trained policy's choice instead of the heuristic's), ``human``, the path of a model saved
 by ``train.py`` (``models/fire.safetensors`` or its ``.json``), ``pretrained:NAME`` for a model
 the package ships (``pretrained:fire``; see :mod:`agents.policy`), or ``rllib:CHECKPOINT`` for the
 policy of a ``train_rllib.py`` checkpoint.

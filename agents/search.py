@@ -48,6 +48,13 @@ class SearchAgent(Agent):
     best action's mean paired difference must exceed ``prior`` (in mean outcome) and ``z``
     standard errors.
 
+    ``guide``, a trained policy (:class:`agents.policy.PolicyAgent`; spec
+    ``search:BUDGET:guide=MODEL``), replaces the heuristic as the baseline: the search keeps the
+    policy's choice unless its rollouts clearly beat it (the rollouts still play the heuristic).
+    The search then improves on a stronger player than the heuristic, for the same budget and one
+    forward pass of the network per decision; it plays the dragon and table the policy was trained
+    for (its ``meta``).
+
     ``simulations`` is the budget: ``simulations * ROLLOUT_COST``
     simulated decisions per decision (a rollout costs the decisions it plays plus ``WORLD_COST``),
     at least one world and at most ``MAX_ROLLOUTS * simulations`` rollouts. Counting work rather
@@ -64,15 +71,24 @@ class SearchAgent(Agent):
     """
 
     name = "search"
-    SPEC_FORMS = ("search", "search:BUDGET", "search:BUDGET:heuristic-picks")
+    SPEC_FORMS = ("search", "search:BUDGET", "search:BUDGET:heuristic-picks", "search:BUDGET:guide=MODEL")
 
     @classmethod
     def from_spec(cls, spec: str, arg: str, **kwargs) -> "SearchAgent":
-        """``search``, ``search:BUDGET`` or ``search:BUDGET:heuristic-picks``."""
+        """``search``, ``search:BUDGET``, ``search:BUDGET:heuristic-picks`` or
+        ``search:BUDGET:guide=MODEL`` (an empty BUDGET is the default one)."""
         arg, _, option = arg.partition(":")
+        guide = None
+        if option.startswith("guide="):
+            from .policy import PolicyAgent, is_model_spec
+            model = option[len("guide="):]
+            if not is_model_spec(model):
+                raise AgentSpecError(f"agent spec {spec!r}: the guide must be a trained model "
+                                     "(pretrained:NAME or a saved model's path)")
+            guide, option = PolicyAgent.load(model), ""
         if option not in ("", "heuristic-picks"):
             raise AgentSpecError(f"agent spec {spec!r}: unknown search option {option!r}; "
-                                 "the only one is heuristic-picks")
+                                 "use heuristic-picks or guide=MODEL")
         budget = None
         if arg:
             try:
@@ -81,12 +97,12 @@ class SearchAgent(Agent):
                 raise AgentSpecError(f"agent spec {spec!r}: the search budget must be an integer") from None
             if budget < 1:
                 raise AgentSpecError(f"agent spec {spec!r}: the search budget must be at least 1")
-        return cls(simulations=budget, heuristic_picks=bool(option))
+        return cls(simulations=budget, heuristic_picks=bool(option), guide=guide)
 
     def __init__(self, simulations: int | None = None, seed: int | None = None, time_limit: float | None = None,
                  margin_weight: float = 0.02, prior: float = 0.02, z: float = 1.0,
                  max_turns: int | None = 4, race_after: int = 8, z_drop: float = 2.0,
-                 rollout_opponents: str = "heuristic", heuristic_picks: bool = False):
+                 rollout_opponents: str = "heuristic", heuristic_picks: bool = False, guide=None):
         if simulations is not None and simulations < 1:
             raise ValueError("simulations must be at least 1")
         if rollout_opponents not in ("heuristic", "random"):
@@ -105,6 +121,9 @@ class SearchAgent(Agent):
         self.rng = random.Random(seed)
         self.seat = 0
         self.heuristic = HeuristicAgent()
+        self.guide = guide
+        if guide is not None:  # it plays where its policy was trained to (evaluation.schedule)
+            self.name, self.meta = f"search+{guide.name}", guide.meta
         self.stats = {"decisions": 0, "rollouts": 0}
         self._last = ({}, None)
 
@@ -116,13 +135,17 @@ class SearchAgent(Agent):
         self.heuristic.reset(seat, num_players, seed)
 
     def act(self, observation, action_mask, view) -> int:
-        return self.choose(view)
+        if self.guide is None:
+            return self.choose(view)
+        return self.choose(view, baseline=self.guide.act(observation, action_mask))
 
     # -- search ------------------------------------------------------------------------------
 
-    def choose(self, view) -> int:
+    def choose(self, view, baseline: int | None = None) -> int:
+        """The search's choice at ``view``. ``baseline`` is the choice it deviates from only on
+        clear evidence (by default the heuristic's; a guided search's is its policy's)."""
         legal = view.legal_actions()
-        prior_action = self.heuristic.choose(view)
+        prior_action = self.heuristic.choose(view) if baseline is None else int(baseline)
         if len(legal) == 1 or self.heuristic_picks and view.pending["purpose"] in HEURISTIC_PICKS:
             self._last = ({prior_action: [0.0]}, prior_action)
             return prior_action

@@ -260,6 +260,43 @@ def test_search_reports_its_value_estimates():
     assert deviated >= 1
 
 
+def test_a_guided_search_deviates_from_its_policy_not_from_the_heuristic():
+    # search:N:guide=MODEL keeps its policy's choice as the baseline: with a bar for deviating that
+    # nothing reaches it plays exactly the policy, and with the usual bar it still departs from it
+    from agents import AgentSpecError
+
+    guide = make_agent("pretrained:fire")
+    bot = make_agent("search:20:guide=pretrained:fire")
+    assert bot.name == "search+pretrained:fire" and bot.budget == 20
+    seen = {"same_as_guide": 0, "heuristic_differs": 0, "decisions": 0}
+
+    class Watched:
+        def reset(self, seat, num_players, seed=None):
+            bot.reset(seat, num_players, seed)
+
+        def act(self, obs, mask, view):
+            a = bot.act(obs, mask, view)
+            seen["decisions"] += 1
+            seen["same_as_guide"] += a == guide.act(obs, mask)
+            seen["heuristic_differs"] += guide.act(obs, mask) != HeuristicAgent().choose(view)
+            return a
+
+    bot.prior = float("inf")
+    for seed in range(3):
+        play_game([Watched(), make_agent("heuristic")], seed=seed)
+    assert seen["same_as_guide"] == seen["decisions"] > 30 and seen["heuristic_differs"] >= 3
+    bot.prior = SearchAgent().prior
+    seen.update(same_as_guide=0, decisions=0)
+    for seed in range(3):
+        play_game([Watched(), make_agent("heuristic")], seed=seed)
+    assert 0 < seen["same_as_guide"] < seen["decisions"]
+    for spec, msg in [("search:20:guide=heuristic", "the guide must be a trained model"),
+                      ("search:20:guide=pretrained:nobody", "nobody"),
+                      ("search:20:guide=", "the guide must be a trained model")]:
+        with pytest.raises(AgentSpecError, match=msg):
+            make_agent(spec)
+
+
 def test_search_leaves_picks_to_the_heuristic_when_asked():
     # search:N:heuristic-picks takes the heuristic's choice on HEURISTIC_PICKS without rollouts,
     # reporting it as the only estimate (a one-hot distillation target), and searches the rest.
@@ -391,5 +428,6 @@ def test_a_registered_bot_is_a_spec(monkeypatch):
     with pytest.raises(AgentSpecError) as e:
         make_agent("nobody")
     assert str(e.value) == ("unknown agent 'nobody'; use random, heuristic, search, search:BUDGET, "
-                            "search:BUDGET:heuristic-picks, human, rllib:CHECKPOINT, first, first:NOTE, "
+                            "search:BUDGET:heuristic-picks, search:BUDGET:guide=MODEL, human, rllib:CHECKPOINT, "
+                            "first, first:NOTE, "
                             "pretrained:NAME or the path of a saved model (.safetensors)")
