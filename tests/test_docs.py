@@ -1,11 +1,14 @@
-"""docs/rules.md describes the card set the package ships."""
+"""docs/rules.md describes the card set the package ships; the README's examples run as written."""
 
+import contextlib
+import io
 import re
 from pathlib import Path
 
 from havok_env import default_cards
 
 RULES = (Path(__file__).parent.parent / "docs" / "rules.md").read_text()
+README = (Path(__file__).parent.parent / "README.md").read_text()
 
 
 def test_treasure_table_matches_card_data():
@@ -27,3 +30,19 @@ def test_every_card_and_ability_is_documented():
         assert name in RULES, name
     for d in cards.dragons:
         assert d.play.name in RULES and d.crash.name in RULES
+
+
+def test_the_readmes_python_examples_run_verbatim_and_give_the_same_output_every_time():
+    blocks = re.findall(r"^```python\n(.*?)^```$", README, re.M | re.S)
+    assert len(blocks) >= 2
+    printed = []
+    for code in blocks:
+        runs = []
+        for _ in range(2):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(code, "README.md", "exec"), {"__name__": "__readme__"})
+            runs.append(out.getvalue())
+        assert runs[0] == runs[1], code
+        printed.append(runs[0])
+    assert "winners" in printed[0]  # the Quickstart's game finished and printed its result
