@@ -53,7 +53,7 @@ class SearchAgent(Agent):
     policy's choice unless its rollouts clearly beat it (the rollouts still play the heuristic).
     The search then improves on a stronger player than the heuristic, for the same budget and one
     forward pass of the network per decision; it plays the dragon and table the policy was trained
-    for (its ``meta``).
+    for (its ``meta``). With ``heuristic_picks`` too, the picks are the policy's, unsearched.
 
     ``simulations`` is the budget: ``simulations * ROLLOUT_COST``
     simulated decisions per decision (a rollout costs the decisions it plays plus ``WORLD_COST``),
@@ -72,13 +72,17 @@ class SearchAgent(Agent):
 
     name = "search"
     SPEC_FORMS = ("search", "search:BUDGET", "search:BUDGET:heuristic-picks", "search:BUDGET:guide=MODEL")
+    # (search:BUDGET:heuristic-picks:guide=MODEL takes both: the picks are the policy's)
 
     @classmethod
     def from_spec(cls, spec: str, arg: str, **kwargs) -> "SearchAgent":
-        """``search``, ``search:BUDGET``, ``search:BUDGET:heuristic-picks`` or
-        ``search:BUDGET:guide=MODEL`` (an empty BUDGET is the default one)."""
+        """``search``, ``search:BUDGET``, ``search:BUDGET:heuristic-picks``,
+        ``search:BUDGET:guide=MODEL`` or ``search:BUDGET:heuristic-picks:guide=MODEL`` (an empty
+        BUDGET is the default one)."""
         arg, _, option = arg.partition(":")
-        guide = None
+        guide, picks = None, option == "heuristic-picks" or option.startswith("heuristic-picks:guide=")
+        if picks:
+            option = option[len("heuristic-picks:"):]
         if option.startswith("guide="):
             from .policy import PolicyAgent, is_model_spec
             model = option[len("guide="):]
@@ -86,9 +90,9 @@ class SearchAgent(Agent):
                 raise AgentSpecError(f"agent spec {spec!r}: the guide must be a trained model "
                                      "(pretrained:NAME or a saved model's path)")
             guide, option = PolicyAgent.load(model), ""
-        if option not in ("", "heuristic-picks"):
+        if option:
             raise AgentSpecError(f"agent spec {spec!r}: unknown search option {option!r}; "
-                                 "use heuristic-picks or guide=MODEL")
+                                 "use heuristic-picks, guide=MODEL or heuristic-picks:guide=MODEL")
         budget = None
         if arg:
             try:
@@ -97,7 +101,7 @@ class SearchAgent(Agent):
                 raise AgentSpecError(f"agent spec {spec!r}: the search budget must be an integer") from None
             if budget < 1:
                 raise AgentSpecError(f"agent spec {spec!r}: the search budget must be at least 1")
-        return cls(simulations=budget, heuristic_picks=bool(option), guide=guide)
+        return cls(simulations=budget, heuristic_picks=picks, guide=guide)
 
     def __init__(self, simulations: int | None = None, seed: int | None = None, time_limit: float | None = None,
                  margin_weight: float = 0.02, prior: float = 0.02, z: float = 1.0,

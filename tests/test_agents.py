@@ -290,7 +290,10 @@ def test_a_guided_search_deviates_from_its_policy_not_from_the_heuristic():
     for seed in range(3):
         play_game([Watched(), make_agent("heuristic")], seed=seed)
     assert 0 < seen["same_as_guide"] < seen["decisions"]
+    both = make_agent("search:20:heuristic-picks:guide=pretrained:fire")
+    assert both.heuristic_picks and both.guide is not None
     for spec, msg in [("search:20:guide=heuristic", "the guide must be a trained model"),
+                      ("search:20:guide=pretrained:fire:heuristic-picks", "no such model"),
                       ("search:20:guide=pretrained:nobody", "nobody"),
                       ("search:20:guide=", "the guide must be a trained model")]:
         with pytest.raises(AgentSpecError, match=msg):
