@@ -303,17 +303,6 @@ def prev_record(out: str) -> dict:
     return read_record(out) if os.path.exists(out + ".json") else {}
 
 
-def saved_snapshots(ckpt_dir: str) -> list[tuple[str, str]]:
-    """(name, path) of a run's self-play snapshots (``snapshot_STEPS``), oldest first."""
-    import re
-    found = []
-    for f in os.listdir(ckpt_dir) if os.path.isdir(ckpt_dir) else []:
-        m = re.fullmatch(r"(snapshot_(\d+))\.safetensors", f)
-        if m:
-            found.append((int(m.group(2)), m.group(1), os.path.join(ckpt_dir, m.group(1))))
-    return [(name, path) for _, name, path in sorted(found)]
-
-
 def resolve_defaults(args) -> None:
     """Fill in the options left unset: FROM_SCRATCH's values with --from-scratch, else DEFAULTS'."""
     if args.from_scratch:
@@ -462,6 +451,7 @@ def run(args) -> dict:
 
     league = batched_env = None
     if cfg["batched"]:
+        from training.checkpoints import saved_snapshots
         from training.league import League
         from training.vec_env import HavokVecEnv
         if args.self_play:
