@@ -23,7 +23,9 @@ slow (ended later), a hang (not ended after ``--hang`` seconds: the group is the
 SIGKILL), a bad exit code, extra output (a traceback) or a leftover process. A run that finished
 before the signal does not count, nor one signalled before the script's handling was installed
 (SIGTERM not yet caught: the signal landed in the interpreter's own start, which on a loaded
-machine takes seconds; "before the script", unless it hangs). The
+machine takes seconds; "before the script"), unless the signal was lost there: a run that then
+hangs or exits with code 0 fails. The target starts with the signals' default actions even when
+this benchmark runs in the background and ignores SIGINT (:func:`start`). The
 ending of a train.py process includes the teardown of torch and the other libraries, about a
 second of CPU: on a loaded machine allow a longer ``--grace`` (the time to the interrupt's line
 is printed too).
@@ -66,12 +68,36 @@ TARGETS = {  # name: (command, the line on standard output that starts the windo
 }
 
 
-# Run the command as a shell runs a foreground one, with the signals' default actions: started in
-# the background (``&``) or under a test runner, this process may ignore SIGINT, and an ignored
-# signal stays ignored in the children, which would then never see the Ctrl-C.
-_FOREGROUND = ("import os, signal, sys\n"
-               "for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_DFL)\n"
-               "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+def _drop(signum, frame):
+    pass
+
+
+def start(args: list[str], **popen) -> subprocess.Popen:
+    """Start ``python ARGS`` in the repository, in a process group of its own, as a shell starts a
+    foreground command: SIGINT and SIGTERM have their default actions from the child's first
+    instruction. ``popen``: more arguments for :class:`subprocess.Popen` (by default the child's
+    standard output and error are pipes of text).
+
+    Started in the background by a shell without job control (``cmd &`` in a script), this process
+    ignores SIGINT, and an ignored signal stays ignored across exec, where a caught one goes back
+    to its default action. So a signal ignored here is caught (and dropped) while the child is
+    started. (Resetting it in the child, in a Python wrapper that then ran the target, left the
+    wrapper's start-up to a SIGINT that was ignored: lost, the run went on.)"""
+    held = {}
+    try:
+        for s in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(s) == signal.SIG_IGN:
+                if threading.current_thread() is not threading.main_thread():
+                    raise RuntimeError(f"{s.name} is ignored in this process, and only its main thread "
+                                       "can give the target the signal's default action")
+                held[s] = signal.signal(s, _drop)
+        popen = {"cwd": ROOT, "env": dict(os.environ, PYTHONPATH=ROOT, PYTHONUNBUFFERED="1"),
+                 "stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE,
+                 "text": True, **popen}
+        return subprocess.Popen([sys.executable, *args], start_new_session=True, **popen)
+    finally:
+        for s, handler in held.items():
+            signal.signal(s, handler)
 
 
 def group(pgid: int) -> list[tuple[int, int, str]]:
@@ -135,10 +161,7 @@ def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marke
     ``{"outcome": "clean" | "slow" | "hang" | "exit code" | "output" | "left over" | "finished" |
     "before the script", "code", "stderr", "seconds" (signal to exit), "line_s" (signal to the
     first line on standard error), "left"}``."""
-    env = dict(os.environ, PYTHONPATH=ROOT, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-c", _FOREGROUND, *args], cwd=ROOT, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+    proc = start(args)
     seen = threading.Event()
     err: list[str] = []
 
@@ -190,7 +213,7 @@ def one_try(args: list[str], sig: int = signal.SIGINT, delay: float = 0.0, marke
         result["left"] = left_over(proc.pid)
     lines = result["stderr"].splitlines()
     if outcome is None:
-        if early and (proc.returncode != 130 or len(lines) != 1):
+        if early and proc.returncode != 0 and (proc.returncode != 130 or len(lines) != 1):
             outcome = "before the script"  # the interpreter's own start: no script ran yet
         elif proc.returncode != 130:
             outcome = "exit code"

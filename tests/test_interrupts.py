@@ -92,23 +92,43 @@ def test_an_interrupt_caught_and_dropped_still_ends_the_script(tmp_path):
 
 
 
+def test_a_signal_at_the_first_instant_is_not_lost_when_this_process_ignores_it():
+    # started in the background by a shell without job control (`cmd &` in a script), the
+    # benchmark ignores SIGINT, and an ignored signal stays ignored across exec. The target used to
+    # reset it in a wrapper of its own start-up, and a SIGINT before that was ignored: lost, the
+    # run went on (the collect hang, 1 try in 18). Now the target has the default action from its
+    # first instruction: killed, or a KeyboardInterrupt if Python's handler is already installed
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        for _ in range(3):
+            r = one_try(["-c", "import time; time.sleep(60)"], signal.SIGINT, 0.0, grace=grace(),
+                        hang=grace(), from_start=True)
+            assert r["outcome"] == "before the script" and r["code"] in (-signal.SIGINT, 1), r
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_a_signal_lost_before_the_script_is_a_failure():
+    # a run that goes on to a normal end after the signal lost it, however early the signal came
+    ignores = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); print('ready'); time.sleep(1)"
+    r = one_try(["-c", ignores], signal.SIGINT, 0.0, marker="ready", grace=grace(), hang=grace())
+    assert r["early"] and (r["outcome"], r["code"]) == ("exit code", 0), r
+
+
 def test_an_interrupted_pooled_tournament_writes_the_games_it_finished(tmp_path):
     # Ctrl-C while two workers play: the report of the finished games on standard output, the
     # --json and --csv files named as partial, then the one line and 130
     import csv
     import json
     import queue
-    import subprocess
     import threading
 
-    from interrupt_stress import _FOREGROUND, ROOT
+    from interrupt_stress import start
 
     j, c = tmp_path / "r.json", tmp_path / "r.csv"
     cmd = ["evaluate.py", "--agents", "heuristic", "random", "--games", "4000", "--workers", "2",
            "--seed", "1", "--json", str(j), "--csv", str(c)]
-    proc = subprocess.Popen([sys.executable, "-c", _FOREGROUND, *cmd], cwd=ROOT, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            env=dict(os.environ, PYTHONPATH=ROOT))
+    proc = start(cmd)
     err = queue.Queue()
 
     def read_err():
