@@ -80,6 +80,9 @@ DEFAULTS = dict(
     distill_teacher="search:80:heuristic-picks",
     distill_epochs=20,
     distill_temperature=0.05,  # soft targets: softmax of the search's value estimates / 0.05
+    # a second round of expert iteration: the same search, now departing from the distilled
+    # network's choices instead of the heuristic's (search:80:heuristic-picks:guide=NETWORK)
+    guided_games=0,
     ent_coef=0.001,        # small: a larger bonus pulls the warm-started policy away from its teacher
     vf_coef=0.5,
     net_arch=[256, 256],
@@ -210,6 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"epochs of distillation (default {DEFAULTS['distill_epochs']})")
     p.add_argument("--distill-teacher", default=DEFAULTS["distill_teacher"], metavar="SPEC",
                    help=f"the bot imitated by the distillation (default {DEFAULTS['distill_teacher']})")
+    p.add_argument("--guided-games", type=int, default=None,
+                   help="a second round after the distillation: games of the --distill-teacher guided by the "
+                        "distilled network (search:N:guide=NETWORK) in the learner's seat, imitated at the same "
+                        f"epochs and temperature (default {DEFAULTS['guided_games']:,}; 0: none)")
     p.add_argument("--distill-temperature", type=float, default=DEFAULTS["distill_temperature"],
                    help="temperature of the soft targets built from the teacher's value estimates "
                         f"(default {DEFAULTS['distill_temperature']}; 0: imitate its choices only)")
@@ -306,10 +313,10 @@ def prev_record(out: str) -> dict:
 def resolve_defaults(args) -> None:
     """Fill in the options left unset: FROM_SCRATCH's values with --from-scratch, else DEFAULTS'."""
     if args.from_scratch:
-        for opt in ("bc_games", "distill_games"):
+        for opt in ("bc_games", "distill_games", "guided_games"):
             if getattr(args, opt):
                 raise UsageError(f"--from-scratch uses no imitation: drop --{opt.replace('_', '-')}")
-        args.bc_games = args.distill_games = 0
+        args.bc_games = args.distill_games = args.guided_games = 0
         args.self_play = True
         mode = FROM_SCRATCH
     else:
@@ -318,7 +325,7 @@ def resolve_defaults(args) -> None:
     args.changes = {ppo: getattr(args, opt) for opt, ppo in RESUME_CHANGES.items() if getattr(args, opt) is not None}
     fill = {"timesteps": DEFAULTS["timesteps"], "minutes": None, "bc_games": DEFAULTS["bc_games"],
             "lr": DEFAULTS["learning_rate"], "n_epochs": DEFAULTS["n_epochs"], "clip_range": DEFAULTS["clip_range"],
-            "distill_games": DEFAULTS["distill_games"],
+            "distill_games": DEFAULTS["distill_games"], "guided_games": DEFAULTS["guided_games"],
             "batch_size": DEFAULTS["batch_size"], "ent_coef": DEFAULTS["ent_coef"],
             "eval_every": DEFAULTS["eval_every"], "pool_size": 5, "snapshot_every": None}
     for key, default in fill.items():
@@ -340,7 +347,7 @@ def validate(args) -> dict:
     if args.timesteps < 1:
         raise UsageError(f"--timesteps must be positive, not {args.timesteps}")
     for name in ("eval_games", "final_eval_games", "eval_every", "pool_size", "bc_games", "distill_games",
-                 "distill_temperature"):
+                 "guided_games", "distill_temperature"):
         if (getattr(args, name) or 0) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must not be negative")
     if args.minutes is not None and not args.minutes > 0:
@@ -353,6 +360,11 @@ def validate(args) -> dict:
     if out.endswith((".zip", ".json", ".safetensors")):
         out = os.path.splitext(out)[0]
     from agents import AgentSpecError, make_agent
+    if args.guided_games and not args.resume:
+        name, _, option = args.distill_teacher.strip().partition(":")
+        if name != "search" or "guide=" in option or not args.distill_games:
+            raise UsageError("--guided-games needs the distillation (--distill-games) of a search teacher "
+                             "without a guide: the second round guides that search by the distilled network")
     eval_opps = args.eval_opponents
     if eval_opps is None:
         eval_opps = list(dict.fromkeys(list(args.opponents) + ["random"]))
@@ -502,7 +514,12 @@ def run(args) -> dict:
              "shaping": args.shaping, "bc_games": 0 if args.resume else args.bc_games,
              "bc_epochs": args.bc_epochs, "bc_teacher": args.bc_teacher,
              "distill_games": 0 if args.resume else args.distill_games, "distill_epochs": args.distill_epochs,
-             "distill_teacher": args.distill_teacher, "distill_temperature": args.distill_temperature}
+             "distill_teacher": args.distill_teacher, "distill_temperature": args.distill_temperature,
+             "guided_games": 0 if args.resume else args.guided_games}
+
+    def meta_of() -> dict:
+        return {"env_version": ENV_VERSION, "dragon": dragon.name, "affinity": dragon.affinity,
+                "players": players, "observation_size": obs_size, "action_size": n_actions}
 
     def start_imitation(stage: str, games: int, teacher: str, seed: int):
         """Start playing a warm-start stage's games: ``teacher`` in the learner's seat."""
@@ -538,7 +555,7 @@ def run(args) -> dict:
                    f"decisions, held-out accuracy {100 * (info['holdout_accuracy'] or 0):.1f}%")
         return info
 
-    bc_info = distill_info = None
+    bc_info = distill_info = guided_info = None
     bc = distill = None
     if args.bc_games and not args.resume:
         bc = start_imitation("behaviour cloning", args.bc_games, args.bc_teacher,
@@ -558,8 +575,20 @@ def run(args) -> dict:
     if distill is not None:
         distill_info = finish_imitation(distill, args.distill_epochs, temperature=args.distill_temperature,
                                         threads=min(cpus, 4))
-    meta = {"env_version": ENV_VERSION, "dragon": dragon.name, "affinity": dragon.affinity,
-            "players": players, "observation_size": obs_size, "action_size": n_actions}
+    if args.guided_games and distill is not None:
+        # The second round of expert iteration: the search now improves on the distilled network
+        # rather than on the heuristic, and its games are imitated in turn. Its workers load the
+        # network from the file, as any model spec.
+        os.makedirs(ckpt_dir, exist_ok=True)
+        guide = os.path.join(ckpt_dir, "distilled")
+        sb3_model.save(model, guide, sb3_model.record(model, meta_of(), hyperparameters=hyper))
+        budget, _, picks = args.distill_teacher.strip().partition(":")[2].partition(":")
+        guided = start_imitation("guided distillation", args.guided_games,
+                                 f"search:{budget}:{picks + ':' if picks else ''}guide={guide}.safetensors",
+                                 seed=args.seed * 7_654_321 + 1_000_000_000)
+        guided_info = finish_imitation(guided, args.distill_epochs, temperature=args.distill_temperature,
+                                       threads=min(cpus, 4))
+    meta = meta_of()
 
     curve = list(prev.get("curve", []))
     clock = prev.get("wall_time_s", 0.0)  # a resumed run's curve goes on from the run's wall time
@@ -703,6 +732,7 @@ def run(args) -> dict:
             "model": out + ".safetensors", "best_at_timesteps": state["best_at"],
             "behaviour_cloning": bc_info if bc_info is not None else prev.get("behaviour_cloning"),
             "distillation": distill_info if distill_info is not None else prev.get("distillation"),
+            "guided_distillation": guided_info if guided_info is not None else prev.get("guided_distillation"),
             "evaluation_opponents": cfg["eval_opponents"], "curve": curve,
             "final_evaluation": final,
         }

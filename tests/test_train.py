@@ -29,7 +29,8 @@ def tiny_model(tmp_path_factory):
                      "--eval-every", "1024", "--eval-games", "20", "--final-eval-games", "40",
                      "--bc-games", "40", "--bc-epochs", "2",
                      "--distill-games", "4", "--distill-teacher", "search:2", "--distill-epochs", "2",
-                     "--seed", "3", "--out", str(out), "--logdir", "", "--no-progress", "--quiet"])
+                     "--guided-games", "3", "--seed", "3", "--out", str(out), "--logdir", "", "--no-progress",
+                     "--quiet"])
     assert rc == 0
     return str(out)
 
@@ -64,6 +65,12 @@ def test_tiny_training_saves_model_and_record(tiny_model):
     assert 0 < distill["games_wall_time_s"] <= distill["wall_time_s"]
     assert distill["targets"] == "soft, temperature 0.05" and bc["targets"] == "choices"
     assert rec["hyperparameters"]["distill_games"] == 4
+    # the second round: the same search, departing from the distilled network (saved for its
+    # workers), whose games are imitated in turn
+    guided, distilled = rec["guided_distillation"], tiny_model + "_checkpoints/distilled.safetensors"
+    assert guided["games"] == 3 and guided["samples"] > 5 and guided["teacher"] == f"search:2:guide={distilled}"
+    assert guided["targets"] == "soft, temperature 0.05" and rec["hyperparameters"]["guided_games"] == 3
+    assert read_meta(distilled) == read_meta(tiny_model + ".json")
     # PPO's starting point, the imitation stages' network, is kept as a usable checkpoint
     start = make_agent(tiny_model + "_checkpoints/step_0.safetensors")
     assert play_game([start, make_agent("random")], seed=1, dragons=["fire", None])["result"] is not None
@@ -79,7 +86,8 @@ def test_evaluations_and_checkpoints_are_of_the_model_their_steps_name(tiny_mode
         rec = json.load(f)
     assert [pt["timesteps"] for pt in rec["curve"]] == [0, 1024, 2048]
     ckpts = sorted(f for f in os.listdir(tiny_model + "_checkpoints") if f.endswith(".safetensors"))
-    assert ckpts == ["step_0.safetensors", "step_1024.safetensors", "step_2048.safetensors"]
+    assert ckpts == ["distilled.safetensors",  # the guided round's guide
+                     "step_0.safetensors", "step_1024.safetensors", "step_2048.safetensors"]
     last = load_file(tiny_model + ".last.safetensors")
     at_end = load_file(tiny_model + "_checkpoints/step_2048.safetensors")
     assert last.keys() == at_end.keys() and all((last[k] == at_end[k]).all() for k in last)
@@ -302,6 +310,10 @@ def test_resume_refuses_a_model_of_another_dragon_or_bad_hyperparameters(tiny_mo
     (["--timesteps", "abc"], "invalid int"),
     (["--resume", "--out", "/nonexistent/dir/fire"], "no saved model"),
     (["--from-scratch", "--bc-games", "5"], "--from-scratch"),
+    (["--from-scratch", "--guided-games", "5"], "--from-scratch"),
+    (["--guided-games", "-1"], "--guided-games"),
+    (["--guided-games", "5", "--distill-games", "0"], "--guided-games needs"),
+    (["--guided-games", "5", "--distill-teacher", "heuristic"], "--guided-games needs"),
     (["--critic", "state", "--vec-env", "subproc"], "--critic state"),
     (["--critic", "state", "--opponents", "search:2"], "--critic state"),
     (["--critic", "brain"], "--critic"),
