@@ -1,7 +1,7 @@
 """How many fewer games the luck-corrected score needs (evaluation/, docs/luck.md).
 
     python benchmarks/luck_gain.py --pair heuristic random --pair search heuristic --games 1000
-    python benchmarks/luck_gain.py --pair pretrained:fire heuristic --games 1000 --steps
+    python benchmarks/luck_gain.py --pair pretrained:fire_distilled heuristic --games 1000 --steps
     python benchmarks/luck_gain.py --check --players 2 --games 20000 --out results/check2.jsonl
 
 For each pairing ``--pair A B``, A plays against B (2 players: A and B alternate seats; N players: one

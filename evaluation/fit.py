@@ -280,8 +280,8 @@ def fit(data: dict, hidden=(128, 64), lam: float = 0.8, rounds: int = 3, steps: 
 # with the heuristic's choices).
 AHEAD_SEEDS = FIT_SEEDS + 10_000
 AHEAD_MIX = {
-    2: [(4, ("pretrained:fire", "heuristic")), (2, ("heuristic", "heuristic")), (2, ("heuristic", "random")),
-        (1, ("search:160", "heuristic")), (0.5, ("pretrained:fire", "random")), (0.5, ("random", "random"))],
+    2: [(4, ("pretrained:fire_distilled", "heuristic")), (2, ("heuristic", "heuristic")), (2, ("heuristic", "random")),
+        (1, ("search:160", "heuristic")), (0.5, ("pretrained:fire_distilled", "random")), (0.5, ("random", "random"))],
     3: MIX[3],
     4: MIX[4],
 }
