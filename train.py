@@ -11,7 +11,9 @@ a teacher bot plays in the learner's seat, its choices are imitated by cross-ent
 logits and the value head is fitted to the outcomes): behaviour cloning of the heuristic bot on
 ``--bc-games`` games, then distillation of the search bot, which beats the heuristic, on
 ``--distill-games`` games (expert iteration), learning soft targets from its value estimates
-(``--distill-temperature``). PPO then fine-tunes the network against the opponents.
+(``--distill-temperature``). ``--guided-games`` adds a second round: the distilled network guides
+the same search (``search:N:guide=NETWORK``), whose games are imitated in turn. PPO then
+fine-tunes the network against the opponents.
 ``--from-scratch`` trains with no imitation at all: PPO against a self-play league of the
 bots and frozen snapshots of the learner (``training/league.py``), for ``--minutes`` of wall time.
 
