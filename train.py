@@ -528,14 +528,8 @@ def run(args) -> dict:
         from training.imitation import Collection
         t1 = time.time()
         _say(args, f"{stage}: {games:,} games of {teacher} as {dragon.name} ...")
-        marks = [games * i // 10 for i in range(1, 10)]  # report every tenth of the games
-
-        def progress(done, total):
-            if marks and done >= marks[0]:
-                while marks and done >= marks[0]:
-                    marks.pop(0)
-                _say(args, f"{stage}: {done:,}/{total:,} games, {time.time() - t1:.0f}s")
-
+        from training.progress import Progress
+        progress = Progress(games, desc=stage, say=lambda m: _say(args, m))  # with the time left
         job = Collection(dragon.affinity, players, games, opponents=bots, teacher=teacher,
                          seed=seed, workers=cpus, gamma=args.gamma, progress=progress)
         return {"stage": stage, "games": games, "teacher": teacher, "t1": t1, "job": job}
