@@ -55,6 +55,7 @@ from functools import partial
 
 from havok_env.cards import CardDataError, default_cards
 from havok_env.constants import PLAYER_COUNTS, is_player_count
+from havok_env.version import ENV_VERSION
 from training.parallel import handle_interrupts
 from training.winrate import evaluate, fmt_eval, selection_score
 
@@ -435,352 +436,386 @@ def validate(args) -> dict:
 
 # -- training -----------------------------------------------------------------------------------------
 
-def run(args) -> dict:
-    cfg = validate(args)
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+class Run:
+    """One train.py run: its environment and model, the imitation stages, PPO with the periodic
+    evaluations, checkpoints and snapshots made between updates, the final evaluation and the run
+    record. ``Run(args).train()`` does it all and returns the record."""
 
-    from agents import make_agent, sb3_model
-    from agents.policy import FORMAT, PolicyAgent, read_record
-    from havok_env.version import ENV_VERSION
-    from havok_env.wrappers import SingleAgentEnv, make_env
-    from training.selfplay import make_pool
-    from training.vec_env import batchable, env_workers
-    from training.winrate import evaluate_batched
+    def __init__(self, args):
+        self.cfg = cfg = validate(args)
+        self.args, self.t0 = args, time.time()
+        self.dragon, self.n_envs, self.out = cfg["dragon"], cfg["n_envs"], cfg["out"]
+        self.players, self.bots = args.players, list(args.opponents)
+        self.ckpt_dir = self.out + "_checkpoints"
+        self.cpus = os.cpu_count() or 1
+        os.makedirs(os.path.dirname(self.out) or ".", exist_ok=True)
+        self.league = self.batched_env = None
+        self.venv = self._make_env()
+        from havok_env.wrappers import SingleAgentEnv
+        probe = SingleAgentEnv(self.dragon.affinity, self.players)
+        self.obs_size, self.n_actions = probe.observation_space.shape[0], int(probe.action_space.n)
+        self.meta = {"env_version": ENV_VERSION, "dragon": self.dragon.name, "affinity": self.dragon.affinity,
+                     "players": self.players, "observation_size": self.obs_size, "action_size": self.n_actions}
+        self.model, self.prev = self._make_model()
+        self.stages = {"behaviour_cloning": None, "distillation": None, "guided_distillation": None}
+        self.curve = list(self.prev.get("curve", []))
+        self.clock = self.prev.get("wall_time_s", 0.0)  # a resumed run's curve goes on from the run's wall time
+        self.best, self.best_at, self.snapshots, self.evaluated_updates = -float("inf"), None, [], None
+        if args.resume and self.prev.get("best_at_timesteps") is not None:  # keep the earlier best unless beaten
+            scores = [selection_score(pt["results"]) for pt in self.curve
+                      if pt["timesteps"] == self.prev["best_at_timesteps"]]
+            if scores:
+                self.best, self.best_at = scores[-1], self.prev["best_at_timesteps"]
+        self.changes = list(self.prev.get("hyperparameter_changes") or [])
+        if args.resume and args.changes:
+            self.changes.append({"at_timesteps": int(self.model.num_timesteps), **args.changes})
+        self.budget = None if args.minutes is None else 60.0 * args.minutes
+        self.eval_seed = 1_000_000_000 + 7919 * args.seed
+        ck = args.checkpoint_every if args.checkpoint_every is not None else args.eval_every
+        self.every = {"eval": args.eval_every, "checkpoint": ck,
+                      "snapshot": args.snapshot_every or max(1, args.timesteps // 10)}
+        self.due = dict(self.every)
+        self.start = self.model.num_timesteps
 
-    t0 = time.time()
-    dragon, n_envs, out = cfg["dragon"], cfg["n_envs"], cfg["out"]
-    players = args.players
-    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    ckpt_dir = out + "_checkpoints"
-    bots = list(args.opponents)
-    cpus = os.cpu_count() or 1
+    # -- the environment and the model ---------------------------------------------------------
 
-    def opponent_factory(snapshots=()):
-        if args.self_play or len(bots) > 1:
-            return partial(make_pool, bots, list(snapshots))
-        return partial(make_agent, bots[0])
+    def opponent_factory(self, snapshots=()):
+        from agents import make_agent
+        from training.selfplay import make_pool
+        if self.args.self_play or len(self.bots) > 1:
+            return partial(make_pool, self.bots, list(snapshots))
+        return partial(make_agent, self.bots[0])
 
-    league = batched_env = None
-    if cfg["batched"]:
+    def _make_env(self):
+        from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+        args, n_envs = self.args, self.n_envs
+        if not self.cfg["batched"]:
+            from havok_env.wrappers import make_env
+            from training.vec_env import env_workers
+            env_fns = [make_env(self.dragon.affinity, self.players, opponents=self.opponent_factory(),
+                                seed=args.seed * 1000 + i, shaping=args.shaping)
+                       for i in range(n_envs)]
+            return VecMonitor(env_workers(env_fns) if n_envs > 1 else DummyVecEnv(env_fns))
+        from agents.policy import PolicyAgent
         from training.checkpoints import saved_snapshots
         from training.league import League
         from training.vec_env import HavokVecEnv
         if args.self_play:
-            league = League(bots, max_snapshots=args.pool_size)
+            self.league = League(self.bots, max_snapshots=args.pool_size)
             if args.resume:  # the pool the run had: its last snapshots, from an even score
-                for name, path in saved_snapshots(ckpt_dir)[-args.pool_size:] if args.pool_size else []:
-                    league.add(name, PolicyAgent.load(path).act_batch)
-        batched_env = HavokVecEnv(n_envs, dragon.affinity, players,
-                                  opponents=league.opponents() if league else bots,
-                                  weights=league.weights() if league else None, seed=args.seed,
-                                  state=args.critic == "state")
-        venv = VecMonitor(batched_env)
-    else:
-        env_fns = [make_env(dragon.affinity, players, opponents=opponent_factory(),
-                           seed=args.seed * 1000 + i, shaping=args.shaping)
-                   for i in range(n_envs)]
-        venv = VecMonitor(env_workers(env_fns) if n_envs > 1 else DummyVecEnv(env_fns))
-    probe = SingleAgentEnv(dragon.affinity, players)
-    obs_size, n_actions = probe.observation_space.shape[0], int(probe.action_space.n)
+                for name, path in saved_snapshots(self.ckpt_dir)[-args.pool_size:] if args.pool_size else []:
+                    self.league.add(name, PolicyAgent.load(path).act_batch)
+        league = self.league
+        self.batched_env = HavokVecEnv(n_envs, self.dragon.affinity, self.players,
+                                       opponents=league.opponents() if league else self.bots,
+                                       weights=league.weights() if league else None, seed=args.seed,
+                                       state=args.critic == "state")
+        return VecMonitor(self.batched_env)
 
-    # Subprocess envs: one torch thread, as the env workers use the other cores and a
-    # multi-threaded forward pass on batches this small is slower (measured 2.5x slower on 2 busy
-    # cores). Batched: the games are stepped between the passes in this process, and 2 threads
-    # ran PPO 1.6x as fast as 1 (docs/BENCHMARKS.md, "Learner throughput").
-    ppo_threads = args.threads or (min(cpus, 2) if cfg["batched"] else 1)
-    torch.set_num_threads(ppo_threads)
-    tb = args.logdir or None
-    prev = {}
-    if args.resume:
-        # rebuilt from the record's hyperparameters and the saved weights: nothing is unpickled
-        model, resumed, restored = sb3_model.rebuild(cfg["resume_from"], venv, seed=args.seed,
-                                                     tensorboard_log=tb, changes=args.changes)
-        args.changes = {k: v for k, v in args.changes.items() if resumed["hyperparameters"].get(k) != v}
-        prev = prev_record(out) or resumed
-        _say(args, f"resuming {cfg['resume_from']} at {model.num_timesteps:,} steps"
-                   + ("" if restored else " (no optimizer state saved: Adam starts afresh)"))
-    else:
-        network = {"pi": list(args.net_arch), "vf": list(args.net_arch), "activation": "tanh"}
-        if args.critic == "state":
-            network["critic"] = "state"
-        policy, policy_kwargs = sb3_model.policy_spec(network, obs_size)
-        model = MaskablePPO(
-            policy, venv, learning_rate=args.lr, n_steps=args.n_steps, batch_size=args.batch_size,
-            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=DEFAULTS["gae_lambda"],
-            clip_range=args.clip_range, ent_coef=args.ent_coef, vf_coef=DEFAULTS["vf_coef"],
-            policy_kwargs=policy_kwargs, tensorboard_log=tb, seed=args.seed, device="cpu", verbose=0)
-    hyper = {**sb3_model.hyperparameters(model), "net_arch": sb3_model.network(model.policy)["pi"],
-             "shaping": args.shaping, "bc_games": 0 if args.resume else args.bc_games,
-             "bc_epochs": args.bc_epochs, "bc_teacher": args.bc_teacher,
-             "distill_games": 0 if args.resume else args.distill_games, "distill_epochs": args.distill_epochs,
-             "distill_teacher": args.distill_teacher, "distill_temperature": args.distill_temperature,
-             "guided_games": 0 if args.resume else args.guided_games}
+    def _make_model(self):
+        import torch
+        from sb3_contrib import MaskablePPO
 
-    def meta_of() -> dict:
-        return {"env_version": ENV_VERSION, "dragon": dragon.name, "affinity": dragon.affinity,
-                "players": players, "observation_size": obs_size, "action_size": n_actions}
+        from agents import sb3_model
+        args = self.args
+        # Subprocess envs: one torch thread, as the env workers use the other cores and a
+        # multi-threaded forward pass on batches this small is slower (measured 2.5x slower on 2
+        # busy cores). Batched: the games are stepped between the passes in this process, and 2
+        # threads ran PPO 1.6x as fast as 1 (docs/BENCHMARKS.md, "Learner throughput").
+        self.ppo_threads = args.threads or (min(self.cpus, 2) if self.cfg["batched"] else 1)
+        torch.set_num_threads(self.ppo_threads)
+        tb = args.logdir or None
+        prev = {}
+        if args.resume:
+            # rebuilt from the record's hyperparameters and the saved weights: nothing is unpickled
+            model, resumed, restored = sb3_model.rebuild(self.cfg["resume_from"], self.venv, seed=args.seed,
+                                                         tensorboard_log=tb, changes=args.changes)
+            args.changes = {k: v for k, v in args.changes.items() if resumed["hyperparameters"].get(k) != v}
+            prev = prev_record(self.out) or resumed
+            _say(args, f"resuming {self.cfg['resume_from']} at {model.num_timesteps:,} steps"
+                       + ("" if restored else " (no optimizer state saved: Adam starts afresh)"))
+        else:
+            network = {"pi": list(args.net_arch), "vf": list(args.net_arch), "activation": "tanh"}
+            if args.critic == "state":
+                network["critic"] = "state"
+            policy, policy_kwargs = sb3_model.policy_spec(network, self.obs_size)
+            model = MaskablePPO(
+                policy, self.venv, learning_rate=args.lr, n_steps=args.n_steps, batch_size=args.batch_size,
+                n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=DEFAULTS["gae_lambda"],
+                clip_range=args.clip_range, ent_coef=args.ent_coef, vf_coef=DEFAULTS["vf_coef"],
+                policy_kwargs=policy_kwargs, tensorboard_log=tb, seed=args.seed, device="cpu", verbose=0)
+        self.hyper = {**sb3_model.hyperparameters(model), "net_arch": sb3_model.network(model.policy)["pi"],
+                      "shaping": args.shaping, "bc_games": 0 if args.resume else args.bc_games,
+                      "bc_epochs": args.bc_epochs, "bc_teacher": args.bc_teacher,
+                      "distill_games": 0 if args.resume else args.distill_games,
+                      "distill_epochs": args.distill_epochs, "distill_teacher": args.distill_teacher,
+                      "distill_temperature": args.distill_temperature,
+                      "guided_games": 0 if args.resume else args.guided_games}
+        return model, prev
 
-    def start_imitation(stage: str, games: int, teacher: str, seed: int):
+    def save(self, model, base: str, optimizer: bool = False) -> None:
+        from agents import sb3_model
+        sb3_model.save(model, base, sb3_model.record(model, self.meta, hyperparameters=self.hyper),
+                       optimizer=optimizer)
+
+    def frozen(self, model):
+        """The model's policy now, as an agent that no later update changes."""
+        from agents import sb3_model
+        from agents.policy import PolicyAgent
+        return PolicyAgent(sb3_model.tensors(model.policy), sb3_model.record(model, self.meta))
+
+    # -- the imitation stages ------------------------------------------------------------------
+
+    def start_imitation(self, stage: str, games: int, teacher: str, seed: int) -> dict:
         """Start playing a warm-start stage's games: ``teacher`` in the learner's seat."""
         from training.imitation import Collection
-        t1 = time.time()
-        _say(args, f"{stage}: {games:,} games of {teacher} as {dragon.name} ...")
         from training.progress import Progress
-        progress = Progress(games, desc=stage, say=lambda m: _say(args, m))  # with the time left
-        job = Collection(dragon.affinity, players, games, opponents=bots, teacher=teacher,
-                         seed=seed, workers=cpus, gamma=args.gamma, progress=progress)
+        t1 = time.time()
+        _say(self.args, f"{stage}: {games:,} games of {teacher} as {self.dragon.name} ...")
+        progress = Progress(games, desc=stage, say=lambda m: _say(self.args, m))  # with the time left
+        job = Collection(self.dragon.affinity, self.players, games, opponents=self.bots, teacher=teacher,
+                         seed=seed, workers=self.cpus, gamma=self.args.gamma, progress=progress)
         return {"stage": stage, "games": games, "teacher": teacher, "t1": t1, "job": job}
 
-    def finish_imitation(started, epochs: int, temperature: float = 0.0, threads: int = 1) -> dict:
+    def finish_imitation(self, started: dict, epochs: int, temperature: float = 0.0, threads: int = 1) -> dict:
         """Wait for a stage's games, then fit its decisions (on ``threads`` torch threads)."""
+        import torch
+
         from training.imitation import pretrain
+        args = self.args
         stage, games, teacher, t1 = (started[k] for k in ("stage", "games", "teacher", "t1"))
         data = started["job"].result()
         played = time.time() - t1
         torch.set_num_threads(threads)
-        info = pretrain(model.policy, data, epochs=epochs, seed=args.seed, stage=stage,
+        info = pretrain(self.model.policy, data, epochs=epochs, seed=args.seed, stage=stage,
                         temperature=temperature, log=None if args.quiet else (lambda m: _say(args, m)))
-        torch.set_num_threads(ppo_threads)
-        info.update(games=games, teacher=teacher, opponents=bots, games_wall_time_s=round(played, 3),
+        torch.set_num_threads(self.ppo_threads)
+        info.update(games=games, teacher=teacher, opponents=self.bots, games_wall_time_s=round(played, 3),
                     wall_time_s=round(time.time() - t1, 3))
         # the run's clock beside the stage's own, which starts with the stage's games
-        _say(args, f"{stage} done in {info['wall_time_s']:.0f}s (at {time.time() - t0:.0f}s): {info['samples']:,} "
-                   f"decisions, held-out accuracy {100 * (info['holdout_accuracy'] or 0):.1f}%")
+        _say(args, f"{stage} done in {info['wall_time_s']:.0f}s (at {time.time() - self.t0:.0f}s): "
+                   f"{info['samples']:,} decisions, held-out accuracy {100 * (info['holdout_accuracy'] or 0):.1f}%")
         return info
 
-    bc_info = distill_info = guided_info = None
-    bc = distill = None
-    if args.bc_games and not args.resume:
-        bc = start_imitation("behaviour cloning", args.bc_games, args.bc_teacher,
-                             seed=args.seed * 7_654_321 + 99)
-        # Its games first (they are quick), so that the search games' workers below are forked
-        # from a process with no other threads running.
-        bc["job"].result()
-    if args.distill_games and not args.resume:
-        # Expert iteration: the search bot's choices improve on the heuristic's (it beats it ~62%),
-        # and imitating them teaches the network more per game than PPO's one outcome per game.
-        # Its games do not depend on the network, so they are played while the warm start is fitted.
-        distill = start_imitation("distillation", args.distill_games, args.distill_teacher,
-                                  seed=args.seed * 7_654_321 + 500_000_000)
-    if bc is not None:
-        # one thread while the search games share the cores, up to 4 otherwise
-        bc_info = finish_imitation(bc, args.bc_epochs, threads=1 if distill else min(cpus, 4))
-    if distill is not None:
-        distill_info = finish_imitation(distill, args.distill_epochs, temperature=args.distill_temperature,
-                                        threads=min(cpus, 4))
-    if args.guided_games and distill is not None:
-        # The second round of expert iteration: the search now improves on the distilled network
-        # rather than on the heuristic, and its games are imitated in turn. Its workers load the
-        # network from the file, as any model spec.
-        os.makedirs(ckpt_dir, exist_ok=True)
-        guide = os.path.join(ckpt_dir, "distilled")
-        sb3_model.save(model, guide, sb3_model.record(model, meta_of(), hyperparameters=hyper))
-        budget, _, picks = args.distill_teacher.strip().partition(":")[2].partition(":")
-        guided = start_imitation("guided distillation", args.guided_games,
-                                 f"search:{budget}:{picks + ':' if picks else ''}guide={guide}.safetensors",
-                                 seed=args.seed * 7_654_321 + 1_000_000_000)
-        guided_info = finish_imitation(guided, args.distill_epochs, temperature=args.distill_temperature,
-                                       threads=min(cpus, 4))
-    meta = meta_of()
+    def imitate(self) -> None:
+        """The warm start: behaviour cloning, distillation and the guided round, as asked."""
+        args, threads = self.args, min(self.cpus, 4)
+        if args.resume:
+            return
+        bc = distill = None
+        if args.bc_games:
+            bc = self.start_imitation("behaviour cloning", args.bc_games, args.bc_teacher,
+                                      seed=args.seed * 7_654_321 + 99)
+            # Its games first (they are quick), so that the search games' workers below are forked
+            # from a process with no other threads running.
+            bc["job"].result()
+        if args.distill_games:
+            # Expert iteration: the search bot's choices improve on the heuristic's (it beats it
+            # ~62%), and imitating them teaches the network more per game than PPO's one outcome per
+            # game. Its games do not depend on the network, so they are played while the warm start
+            # is fitted.
+            distill = self.start_imitation("distillation", args.distill_games, args.distill_teacher,
+                                           seed=args.seed * 7_654_321 + 500_000_000)
+        if bc is not None:
+            # one thread while the search games share the cores, up to 4 otherwise
+            self.stages["behaviour_cloning"] = self.finish_imitation(bc, args.bc_epochs,
+                                                                     threads=1 if distill else threads)
+        if distill is not None:
+            self.stages["distillation"] = self.finish_imitation(
+                distill, args.distill_epochs, temperature=args.distill_temperature, threads=threads)
+        if args.guided_games and distill is not None:
+            # The second round of expert iteration: the search now improves on the distilled
+            # network rather than on the heuristic, and its games are imitated in turn. Its workers
+            # load the network from the file, as any model spec.
+            os.makedirs(self.ckpt_dir, exist_ok=True)
+            guide = os.path.join(self.ckpt_dir, "distilled")
+            self.save(self.model, guide)
+            budget, _, picks = args.distill_teacher.strip().partition(":")[2].partition(":")
+            guided = self.start_imitation("guided distillation", args.guided_games,
+                                          f"search:{budget}:{picks + ':' if picks else ''}guide={guide}.safetensors",
+                                          seed=args.seed * 7_654_321 + 1_000_000_000)
+            self.stages["guided_distillation"] = self.finish_imitation(
+                guided, args.distill_epochs, temperature=args.distill_temperature, threads=threads)
 
-    curve = list(prev.get("curve", []))
-    clock = prev.get("wall_time_s", 0.0)  # a resumed run's curve goes on from the run's wall time
-    state = {"best": -float("inf"), "best_at": None, "snapshots": []}
-    if args.resume and prev.get("best_at_timesteps") is not None:  # keep the earlier best unless beaten
-        scores = [selection_score(pt["results"]) for pt in curve
-                  if pt["timesteps"] == prev["best_at_timesteps"]]
-        if scores:
-            state["best"], state["best_at"] = scores[-1], prev["best_at_timesteps"]
+    # -- between PPO's updates -------------------------------------------------------------------
 
-    def save(model_, base, optimizer=False):
-        sb3_model.save(model_, base, sb3_model.record(model_, meta, hyperparameters=hyper), optimizer=optimizer)
+    def keep_going(self) -> bool:
+        """--minutes: the run's wall time, checked at every step (SB3 stops when told False)."""
+        return self.budget is None or time.time() - self.t0 < self.budget
 
-    def save_best(model_):
-        save(model_, out)
-
-    class TrainCallback(BaseCallback):
-        def __init__(self):
-            super().__init__()
-            self.next_eval = args.eval_every
-            ck = args.checkpoint_every if args.checkpoint_every is not None else args.eval_every
-            self.ck_every = ck
-            self.next_ck = ck
-            self.snap_every = args.snapshot_every or max(1, args.timesteps // 10)
-            self.next_snap = self.snap_every
-            self.start = model.num_timesteps
-
-        def _on_step(self) -> bool:
-            # --minutes: the run's wall time, checked at every step (SB3 stops when told False)
-            return budget is None or time.time() - t0 < budget
-
-        def _on_rollout_start(self) -> None:
-            # Between updates, not inside a rollout: the policy changes only in an update, so a
-            # snapshot, checkpoint or evaluation made while a rollout is being collected would be
-            # the model before that rollout's update, labelled with steps it was not trained on.
-            done = self.model.num_timesteps - self.start
-            if league is not None:
-                if done >= self.next_snap:  # saved like the subprocess path's, played from memory
-                    self.next_snap = self.after(self.next_snap, self.snap_every, done)
-                    os.makedirs(ckpt_dir, exist_ok=True)
-                    name = f"snapshot_{self.model.num_timesteps}"
-                    save(self.model, os.path.join(ckpt_dir, name))
-                    frozen = PolicyAgent(sb3_model.tensors(self.model.policy), sb3_model.record(self.model, meta))
-                    league.add(name, frozen.act_batch)
-                league.update(batched_env)
-            elif args.self_play and done >= self.next_snap:
-                self.next_snap = self.after(self.next_snap, self.snap_every, done)
-                os.makedirs(ckpt_dir, exist_ok=True)
-                p = os.path.join(ckpt_dir, f"snapshot_{self.model.num_timesteps}")
-                save(self.model, p)
-                state["snapshots"] = (state["snapshots"] + [p])[-args.pool_size:] if args.pool_size else []
-                self.training_env.env_method("set_opponents", opponent_factory(state["snapshots"]))
-            saved = self.checkpoint(done)
-            if args.eval_every and args.eval_games != 0 and done >= self.next_eval:
-                self.next_eval = self.after(self.next_eval, args.eval_every, done)
-                self.run_eval()
-            if saved and state["best_at"] is not None:
-                # what --resume continues from, should the run be stopped before its end
-                save(self.model, out + ".last", optimizer=True)
-                write_record([], None)
-
-        @staticmethod
-        def after(due: int, every: int, done: int) -> int:
-            """The next multiple of ``every`` past ``done`` (one act per update, however small
-            ``every`` is)."""
-            while due <= done:
-                due += every
-            return due
-
-        def checkpoint(self, done: int) -> bool:
-            if self.ck_every and done >= self.next_ck:
-                self.next_ck = self.after(self.next_ck, self.ck_every, done)
-                os.makedirs(ckpt_dir, exist_ok=True)
-                save(self.model, os.path.join(ckpt_dir, f"step_{self.model.num_timesteps}"))
-                return True
+    def _is_due(self, what: str, done: int) -> bool:
+        """Whether ``what`` is due after ``done`` steps; if so, the next time is the next multiple
+        of its period past ``done`` (one act per update, however small the period)."""
+        if not self.every[what] or done < self.due[what]:
             return False
+        while self.due[what] <= done:
+            self.due[what] += self.every[what]
+        return True
 
-        def run_eval(self, log=True):
-            state["evaluated_updates"] = self.model._n_updates
-            learner = PolicyAgent(sb3_model.tensors(self.model.policy), sb3_model.record(self.model, meta))
-            results = [periodic_eval(learner, spec) for spec in cfg["eval_opponents"]]
-            ts = self.model.num_timesteps
-            curve.append({"timesteps": ts, "wall_s": round(clock + time.time() - t0, 1), "results": results})
-            if log:
-                for r in results:
-                    key = r["opponent"].replace("/", "_")
-                    self.logger.record(f"eval/win_rate_vs_{key}", r["win_rate"])
-                    self.logger.record(f"eval/ci95_low_vs_{key}", r["ci95"][0])
-                    self.logger.record(f"eval/ci95_high_vs_{key}", r["ci95"][1])
-                    if r["corrected_score"] is not None:
-                        self.logger.record(f"eval/corrected_score_vs_{key}", r["corrected_score"])
-                self.logger.dump(ts)
-            score = selection_score(results)
-            mark = ""
-            if score > state["best"]:
-                state["best"], state["best_at"] = score, ts
-                save_best(self.model)
-                write_record([], None)  # the best model's record is the run's, so far
-                mark = "  * best, saved"
-            _say(args, f"[{ts:>9,} steps, {time.time() - t0:6.0f}s] " + "; ".join(fmt_eval(r) for r in results) + mark)
-            if league is not None:
-                members = curve[-1]["league"] = league.summary()
-                _say(args, "  league: " + ", ".join(f"{m['name']} {100 * m['share']:.0f}% (learner scores "
-                                                    f"{m['score']:.2f})" for m in members))
+    def between_updates(self, model) -> None:
+        """Snapshots, checkpoints and evaluations, made between updates and not inside a rollout:
+        the policy changes only in an update, so one made while a rollout is being collected would
+        be the model before that rollout's update, labelled with steps it was not trained on."""
+        args, done = self.args, model.num_timesteps - self.start
+        if self.league is not None:
+            if self._is_due("snapshot", done):  # saved like the subprocess path's, played from memory
+                os.makedirs(self.ckpt_dir, exist_ok=True)
+                name = f"snapshot_{model.num_timesteps}"
+                self.save(model, os.path.join(self.ckpt_dir, name))
+                self.league.add(name, self.frozen(model).act_batch)
+            self.league.update(self.batched_env)
+        elif args.self_play and self._is_due("snapshot", done):
+            os.makedirs(self.ckpt_dir, exist_ok=True)
+            p = os.path.join(self.ckpt_dir, f"snapshot_{model.num_timesteps}")
+            self.save(model, p)
+            self.snapshots = (self.snapshots + [p])[-args.pool_size:] if args.pool_size else []
+            model.get_env().env_method("set_opponents", self.opponent_factory(self.snapshots))
+        saved = self.checkpoint(model, done)
+        if args.eval_games != 0 and self._is_due("eval", done):
+            self.evaluate_now(model)
+        if saved and self.best_at is not None:
+            # what --resume continues from, should the run be stopped before its end
+            self.save(model, self.out + ".last", optimizer=True)
+            self.write_record([], None)
 
-    budget = None if args.minutes is None else 60.0 * args.minutes
-    eval_seed = 1_000_000_000 + 7919 * args.seed
+    def checkpoint(self, model, done: int) -> bool:
+        if not self._is_due("checkpoint", done):
+            return False
+        os.makedirs(self.ckpt_dir, exist_ok=True)
+        self.save(model, os.path.join(self.ckpt_dir, f"step_{model.num_timesteps}"))
+        return True
 
-    def periodic_eval(learner, spec):
+    def periodic_eval(self, learner, spec: str) -> dict:
         """In a batch where the opponent can play there (the raw score over many games: seconds),
         else the luck-corrected games of training/winrate.py."""
-        if cfg["batched"] and batchable(spec):
-            return evaluate_batched(learner.act_batch, spec, dragon.affinity, players,
-                                    args.eval_games or DEFAULTS["batched_eval_games"], seed=eval_seed)
-        return evaluate(learner, spec, dragon.affinity, players, args.eval_games or DEFAULTS["eval_games"],
-                        seed=eval_seed, workers=cpus)
+        from training.vec_env import batchable
+        from training.winrate import evaluate_batched
+        args, affinity = self.args, self.dragon.affinity
+        if self.cfg["batched"] and batchable(spec):
+            return evaluate_batched(learner.act_batch, spec, affinity, self.players,
+                                    args.eval_games or DEFAULTS["batched_eval_games"], seed=self.eval_seed)
+        return evaluate(learner, spec, affinity, self.players, args.eval_games or DEFAULTS["eval_games"],
+                        seed=self.eval_seed, workers=self.cpus)
 
-    changes = list(prev.get("hyperparameter_changes") or [])
-    if args.resume and args.changes:
-        changes.append({"at_timesteps": int(model.num_timesteps), **args.changes})
+    def evaluate_now(self, model, logger=True) -> None:
+        """A point of the curve, and the model kept if it is the best so far."""
+        self.evaluated_updates = model._n_updates
+        learner = self.frozen(model)
+        results = [self.periodic_eval(learner, spec) for spec in self.cfg["eval_opponents"]]
+        ts = model.num_timesteps
+        self.curve.append({"timesteps": ts, "wall_s": round(self.clock + time.time() - self.t0, 1),
+                           "results": results})
+        if logger:
+            for r in results:
+                key = r["opponent"].replace("/", "_")
+                model.logger.record(f"eval/win_rate_vs_{key}", r["win_rate"])
+                model.logger.record(f"eval/ci95_low_vs_{key}", r["ci95"][0])
+                model.logger.record(f"eval/ci95_high_vs_{key}", r["ci95"][1])
+                if r["corrected_score"] is not None:
+                    model.logger.record(f"eval/corrected_score_vs_{key}", r["corrected_score"])
+            model.logger.dump(ts)
+        score = selection_score(results)
+        mark = ""
+        if score > self.best:
+            self.best, self.best_at = score, ts
+            self.save(model, self.out)
+            self.write_record([], None)  # the best model's record is the run's, so far
+            mark = "  * best, saved"
+        _say(self.args, f"[{ts:>9,} steps, {time.time() - self.t0:6.0f}s] "
+                        + "; ".join(fmt_eval(r) for r in results) + mark)
+        if self.league is not None:
+            members = self.curve[-1]["league"] = self.league.summary()
+            _say(self.args, "  league: " + ", ".join(f"{m['name']} {100 * m['share']:.0f}% (learner scores "
+                                                     f"{m['score']:.2f})" for m in members))
 
-    def write_record(final: list, train_wall: float | None) -> dict:
+    # -- the record ----------------------------------------------------------------------------
+
+    def write_record(self, final: list, train_wall: float | None) -> dict:
         """The run record: the best model's record completed (still a model record), written whole
         or not at all. During the run (``train_wall`` None) it is the record so far, for a run that
         is stopped and resumed."""
-        wall = time.time() - t0
+        from agents.policy import FORMAT, read_record
+        args, prev, wall = self.args, self.prev, time.time() - self.t0
         record = {
-            **read_record(out), "format": FORMAT,
-            "dragon": dragon.name, "affinity": dragon.affinity, "players": players, "opponents": bots,
-            "self_play": bool(args.self_play), "from_scratch": bool(args.from_scratch), "seed": args.seed,
-            "vec_env": "batched" if cfg["batched"] else "subproc", "torch_threads": ppo_threads,
-            "minutes": args.minutes, "league": league.summary() if league is not None else None,
+            **read_record(self.out), "format": FORMAT,
+            "dragon": self.dragon.name, "affinity": self.dragon.affinity, "players": self.players,
+            "opponents": self.bots, "self_play": bool(args.self_play), "from_scratch": bool(args.from_scratch),
+            "seed": args.seed, "vec_env": "batched" if self.cfg["batched"] else "subproc",
+            "torch_threads": self.ppo_threads, "minutes": args.minutes,
+            "league": self.league.summary() if self.league is not None else None,
             # the model's own steps (the best one's), and the run's
-            "timesteps": state["best_at"], "run_timesteps": int(model.num_timesteps),
+            "timesteps": self.best_at, "run_timesteps": int(self.model.num_timesteps),
             "timesteps_this_run": args.timesteps,
-            "resumed": bool(args.resume), "finished": train_wall is not None, "n_envs": n_envs,
-            "env_version": ENV_VERSION, "observation_size": obs_size, "action_size": n_actions,
-            "hyperparameters": hyper, "hyperparameter_changes": changes, "versions": versions(), "cpus": cpus,
+            "resumed": bool(args.resume), "finished": train_wall is not None, "n_envs": self.n_envs,
+            "env_version": self.meta["env_version"], "observation_size": self.obs_size,
+            "action_size": self.n_actions, "hyperparameters": self.hyper,
+            "hyperparameter_changes": self.changes, "versions": versions(), "cpus": self.cpus,
             "wall_time_s": round(wall + prev.get("wall_time_s", 0.0), 1),
             "wall_time_this_run_s": round(wall, 1), "train_wall_time_s": round(train_wall or wall, 1),
-            "model": out + ".safetensors", "best_at_timesteps": state["best_at"],
-            "behaviour_cloning": bc_info if bc_info is not None else prev.get("behaviour_cloning"),
-            "distillation": distill_info if distill_info is not None else prev.get("distillation"),
-            "guided_distillation": guided_info if guided_info is not None else prev.get("guided_distillation"),
-            "evaluation_opponents": cfg["eval_opponents"], "curve": curve,
+            "model": self.out + ".safetensors", "best_at_timesteps": self.best_at,
+            **{k: v if v is not None else prev.get(k) for k, v in self.stages.items()},
+            "evaluation_opponents": self.cfg["eval_opponents"], "curve": self.curve,
             "final_evaluation": final,
         }
-        tmp = out + ".json.tmp"
+        tmp = self.out + ".json.tmp"
         with open(tmp, "w") as f:
             json.dump(record, f, indent=2)
-        os.replace(tmp, out + ".json")
+        os.replace(tmp, self.out + ".json")
         return record
 
-    cb = TrainCallback()
-    if (bc_info or distill_info) and cb.ck_every:
-        # the imitation stages' network, PPO's starting point, among the checkpoints
-        os.makedirs(ckpt_dir, exist_ok=True)
-        save(model, os.path.join(ckpt_dir, f"step_{model.num_timesteps}"))
-    if (bc_info or distill_info) and args.eval_every and args.eval_games != 0:
-        cb.model = model
-        cb.run_eval(log=False)  # the warm start's strength: the curve's first point (0 PPO steps)
-    _say(args, f"training {dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}"
-               f"{' + self-play' if args.self_play else ''}: {args.timesteps:,} steps in {n_envs} envs "
-               f"-> {out}.safetensors")
-    model.learn(total_timesteps=args.timesteps, callback=cb, progress_bar=not (args.no_progress or args.quiet),
-                reset_num_timesteps=not args.resume, tb_log_name=f"{dragon.affinity}_{players}p")
-    venv.close()
-    cb.checkpoint(model.num_timesteps - cb.start)  # the last update's model, if one is due
-    train_wall = time.time() - t0
-    save(model, out + ".last", optimizer=True)
-    # the network at the end, unless it was evaluated already: a run stopped by --minutes inside a
-    # rollout counts that rollout's steps but never updates on them
-    if args.eval_every and args.eval_games != 0 and state.get("evaluated_updates") != model._n_updates:
-        cb.run_eval()
-    if state["best_at"] is None:  # no evaluation ran: the final model is the result
-        save_best(model)
-        state["best_at"] = model.num_timesteps
+    # -- the whole run -------------------------------------------------------------------------
 
-    final = []
-    if args.final_eval_games:
-        best = PolicyAgent.load(out)
-        for spec in cfg["eval_opponents"]:
-            final.append(evaluate(best, spec, dragon.affinity, players, args.final_eval_games,
-                                  seed=2_000_000_000 + 7919 * args.seed, workers=cpus))
-    wall = time.time() - t0
-    record = write_record(final, train_wall)
-    plot_curve(curve, out + ".curve.png",
-               f"{dragon.name} ({dragon.affinity}), {players} players, vs {' '.join(bots)}",
-               xlabel="PPO timesteps (learner decisions)" + ("; 0 = after the imitation warm start"
-                                                             if record["behaviour_cloning"] or record["distillation"]
-                                                             else ""))
-    print(f"saved {out}.safetensors (best at {state['best_at']:,} steps) and {out}.json; "
-          f"wall time {wall / 60:.1f} min")
-    for r in final:
-        print("final " + fmt_eval(r))
-    return record
+    def train(self) -> dict:
+        from agents.policy import PolicyAgent
+        from training.callbacks import BetweenUpdates
+        args, model, out, dragon = self.args, self.model, self.out, self.dragon
+        self.imitate()
+        imitated = any(self.stages.values())
+        if imitated and self.every["checkpoint"]:
+            # the imitation stages' network, PPO's starting point, among the checkpoints
+            os.makedirs(self.ckpt_dir, exist_ok=True)
+            self.save(model, os.path.join(self.ckpt_dir, f"step_{model.num_timesteps}"))
+        if imitated and args.eval_every and args.eval_games != 0:
+            self.evaluate_now(model, logger=False)  # the warm start's strength: the curve's first point
+        _say(args, f"training {dragon.name} ({dragon.affinity}), {self.players} players, vs {' '.join(self.bots)}"
+                   f"{' + self-play' if args.self_play else ''}: {args.timesteps:,} steps in {self.n_envs} envs "
+                   f"-> {out}.safetensors")
+        model.learn(total_timesteps=args.timesteps, callback=BetweenUpdates(self.between_updates, self.keep_going),
+                    progress_bar=not (args.no_progress or args.quiet), reset_num_timesteps=not args.resume,
+                    tb_log_name=f"{dragon.affinity}_{self.players}p")
+        self.venv.close()
+        self.checkpoint(model, model.num_timesteps - self.start)  # the last update's model, if one is due
+        train_wall = time.time() - self.t0
+        self.save(model, out + ".last", optimizer=True)
+        # the network at the end, unless it was evaluated already: a run stopped by --minutes
+        # inside a rollout counts that rollout's steps but never updates on them
+        if args.eval_every and args.eval_games != 0 and self.evaluated_updates != model._n_updates:
+            self.evaluate_now(model)
+        if self.best_at is None:  # no evaluation ran: the final model is the result
+            self.save(model, out)
+            self.best_at = model.num_timesteps
+        final = []
+        if args.final_eval_games:
+            best = PolicyAgent.load(out)
+            for spec in self.cfg["eval_opponents"]:
+                final.append(evaluate(best, spec, dragon.affinity, self.players, args.final_eval_games,
+                                      seed=2_000_000_000 + 7919 * args.seed, workers=self.cpus))
+        wall = time.time() - self.t0
+        record = self.write_record(final, train_wall)
+        plot_curve(self.curve, out + ".curve.png",
+                   f"{dragon.name} ({dragon.affinity}), {self.players} players, vs {' '.join(self.bots)}",
+                   xlabel="PPO timesteps (learner decisions)"
+                          + ("; 0 = after the imitation warm start"
+                             if record["behaviour_cloning"] or record["distillation"] else ""))
+        print(f"saved {out}.safetensors (best at {self.best_at:,} steps) and {out}.json; "
+              f"wall time {wall / 60:.1f} min")
+        for r in final:
+            print("final " + fmt_eval(r))
+        return record
+
+
+def run(args) -> dict:
+    return Run(args).train()
 
 
 def main(argv=None) -> int:
