@@ -198,6 +198,7 @@ class _Rerun:
 
     def __call__(self, game, seat: int, index: int) -> list[int]:
         from agents import make_agent
+        from havok_env.observe import Observer
         from havok_env.view import SeatView
 
         view = SeatView(game, seat)
@@ -205,11 +206,13 @@ class _Rerun:
         out = list(legal)
         if len(legal) > 1:
             out = []
+            # a guided search's baseline is its policy's choice, which reads the observation
+            obs, mask = Observer(game.cards).observe(game, seat)
             for k in range(self.reruns):
                 bot = make_agent(self.spec)
                 bot.reset(seat, self.num_players, seed=rerun_seed(self.seed, index, k))
                 bot.heuristic._bot = copy.deepcopy(self.memory._bot)
-                out.append(int(bot.choose(view)))
+                out.append(int(bot.act(obs, mask, view)))
         self.memory.choose(view)  # as the played bot's baseline was asked at this decision
         return out
 

@@ -575,3 +575,30 @@ def test_search_reruns_start_from_the_played_bots_memory_and_are_its_choices_wit
     assert np.allclose(lk.rewards - lk.corrections.sum(axis=0), lk.corrected)
     assert luck.rerun_seed(rec["seed"], 4, 0) != luck.rerun_seed(rec["seed"], 4, 1)
     assert not luck.resamplers(specs, 2, rec["seed"], 0) and not luck.resamplers(["heuristic"] * 2, 2, 1, 3)
+
+
+def test_a_guided_searchs_reruns_depart_from_its_policy(monkeypatch):
+    """Reruns of ``search:N:guide=MODEL`` are that bot's choices: its baseline is the policy's
+    choice (from the seat's observation), not the heuristic's. With no evidence ever clear enough
+    to depart from the baseline, every rerun is the policy's choice."""
+    import copy
+
+    from agents.search import SearchAgent
+    from havok_env.observe import Observer
+    from havok_env.view import SeatView
+
+    spec = "search:4:guide=pretrained:fire"
+    guide, heuristic = make_agent("pretrained:fire"), make_agent("heuristic")
+    monkeypatch.setattr(SearchAgent, "_paired", staticmethod(lambda xs, base: (0.0, 0.0)))
+    differ = 0
+    for seed in range(3):
+        rec = play_game([make_agent(spec), make_agent("heuristic")], seed=seed)
+        rerun = luck.resamplers([spec, "heuristic"], 2, rec["seed"], 2)[0]
+        for i, (g, action) in enumerate(Game.positions(rec)):
+            if action is None or g.to_act != 0:
+                continue
+            obs, mask = Observer(g.cards).observe(g, 0)
+            mine = guide.act(obs, mask)
+            differ += mine != copy.deepcopy(heuristic).choose(SeatView(g, 0))
+            assert rerun(g, 0, i) == ([mine, mine] if mask.sum() > 1 else [mine])
+    assert differ >= 3
