@@ -364,8 +364,8 @@ def validate(args) -> dict:
         out = os.path.splitext(out)[0]
     from agents import AgentSpecError, make_agent
     if args.guided_games and not args.resume:
-        name, _, option = args.distill_teacher.strip().partition(":")
-        if name != "search" or "guide=" in option or not args.distill_games:
+        from agents.search import guided_spec
+        if guided_spec(args.distill_teacher, "MODEL") is None or not args.distill_games:
             raise UsageError("--guided-games needs the distillation (--distill-games) of a search teacher "
                              "without a guide: the second round guides that search by the distilled network")
     eval_opps = args.eval_opponents
@@ -599,6 +599,7 @@ class Run:
 
     def imitate(self) -> None:
         """The warm start: behaviour cloning, distillation and the guided round, as asked."""
+        from agents.search import guided_spec
         args, threads = self.args, min(self.cpus, 4)
         if args.resume:
             return
@@ -630,9 +631,8 @@ class Run:
             os.makedirs(self.ckpt_dir, exist_ok=True)
             guide = os.path.join(self.ckpt_dir, "distilled")
             self.save(self.model, guide)
-            budget, _, picks = args.distill_teacher.strip().partition(":")[2].partition(":")
             guided = self.start_imitation("guided distillation", args.guided_games,
-                                          f"search:{budget}:{picks + ':' if picks else ''}guide={guide}.safetensors",
+                                          guided_spec(args.distill_teacher, guide + ".safetensors"),
                                           seed=args.seed * 7_654_321 + 1_000_000_000)
             self.stages["guided_distillation"] = self.finish_imitation(
                 guided, args.distill_epochs, temperature=args.distill_temperature, threads=threads)

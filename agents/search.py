@@ -29,6 +29,16 @@ HEURISTIC_PICKS = frozenset({"steal_pick", "break_pick", "trade_take", "trade_gi
                              "raid_pick", "tribute_pick", "salvage_pick", "swap_pick"})
 
 
+def guided_spec(spec: str, model: str) -> str | None:
+    """The spec of search ``spec`` guided by ``model`` (``search:80:heuristic-picks`` ->
+    ``search:80:heuristic-picks:guide=MODEL``); None if ``spec`` is not a search without a guide."""
+    name, _, arg = str(spec).strip().partition(":")
+    budget, _, option = arg.partition(":")
+    if name != "search" or option not in ("", "heuristic-picks"):
+        return None
+    return f"search:{budget}:{option + ':' if option else ''}guide={model}"
+
+
 class SearchAgent(Agent):
     """Determinized ("perfect information") Monte Carlo search over the current decision.
 
@@ -139,9 +149,7 @@ class SearchAgent(Agent):
         self.heuristic.reset(seat, num_players, seed)
 
     def act(self, observation, action_mask, view) -> int:
-        if self.guide is None:
-            return self.choose(view)
-        return self.choose(view, baseline=self.guide.act(observation, action_mask))
+        return self.choose(view, None if self.guide is None else self.guide.act(observation, action_mask))
 
     # -- search ------------------------------------------------------------------------------
 
