@@ -279,13 +279,15 @@ _name = None  # the script's name, for its one line (given by a script that star
 _settled = threading.Event()  # the script's main has returned, or the process is exiting
 
 
-def _leave() -> None:
-    """The script's one line, its workers killed, exit code 130: now, from any thread."""
+def _leave(say: bool = True) -> None:
+    """The script's one line (with ``say``), its workers killed, exit code 130: now, from any
+    thread."""
     _end([p for pool in list(_open) for p in pool._procs])  # no lock: it may be held here
-    try:
-        print(f"{_name}: interrupted", file=sys.stderr, flush=True)
-    except Exception:  # noqa: BLE001, S110 - a closed stderr: the exit code still says it
-        pass
+    if say:
+        try:
+            print(f"{_name}: interrupted", file=sys.stderr, flush=True)
+        except Exception:  # noqa: BLE001, S110 - a closed stderr: the exit code still says it
+            pass
     os._exit(130)
 
 
@@ -296,9 +298,8 @@ def _insist() -> None:
 
 def _interrupt(signum, frame):
     global _interrupted
-    if _interrupted:  # a second signal while shutting down: leave now
-        _end([p for pool in list(_open) for p in pool._procs])  # no lock: it may be held here
-        os._exit(130)
+    if _interrupted:  # a second signal while shutting down: leave now (the first said it)
+        _leave(say=False)
     if _starting:
         _leave()
     _interrupted = True
