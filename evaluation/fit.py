@@ -447,6 +447,12 @@ def _collect_part(job):
 CHUNK = 250  # games per file of the second stage's cache
 
 
+def ahead_files(games: int, cache) -> list[Path]:
+    """The files of a plan of ``games`` second-stage games under folder ``cache``, :data:`CHUNK`
+    games each, in the plan's order."""
+    return [Path(cache) / f"games{k}-{min(k + CHUNK, games)}.npz" for k in range(0, games, CHUNK)]
+
+
 def load_ahead(games: int, jobs: int, cache: str | None, log=print) -> tuple[dict, list]:
     """The second stage's games, in files of :data:`CHUNK` games in the plan's order
     (``games{first}-{end}.npz`` under ``cache``, reread if there: a longer plan extends a shorter
@@ -457,8 +463,7 @@ def load_ahead(games: int, jobs: int, cache: str | None, log=print) -> tuple[dic
     plan = ahead_plan(games)
     cache = Path(cache) if cache else Path(tempfile.mkdtemp())
     cache.mkdir(parents=True, exist_ok=True)
-    parts = [(plan[k:k + CHUNK], str(cache / f"games{k}-{min(k + CHUNK, games)}.npz"))
-             for k in range(0, games, CHUNK)]
+    parts = [(plan[k:k + CHUNK], str(path)) for k, path in zip(range(0, games, CHUNK), ahead_files(games, cache))]
     todo = [p for p in parts if not Path(p[1]).exists()]
     if todo:
         log(f"playing and tracing {sum(len(p[0]) for p in todo)} games in {min(jobs, len(todo))} processes")
@@ -734,8 +739,7 @@ def main_ahead(ap, args) -> int:
         if len(args.hidden) != 2 or len(layers) != 3 or small:
             ap.error("--hidden with --ahead: two sizes, each at least the first stage's")
         layers = widen(layers, args.hidden)
-    cached = args.cache is not None and all((Path(args.cache) / f"games{k}-{min(k + CHUNK, args.ahead)}.npz").exists()
-                                            for k in range(0, args.ahead, CHUNK))
+    cached = args.cache is not None and all(f.exists() for f in ahead_files(args.ahead, args.cache))
     data, specs = load_ahead(args.ahead, args.jobs, args.cache, log=log)
     played = time.time() - t0
     log(f"{len(data['x'])} rows of {args.ahead} games in {played:.0f} s")
