@@ -168,6 +168,7 @@ def env(**kwargs):
     e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     e2 = wrappers.AssertOutOfBoundsWrapper(e)
     e3 = _OrderEnforcingWrapper(e2)
+    e3.__dict__["_raw"] = raw  # what its step reads, without the unwrapped chain at every step
     raw._mirrors = (e, e2, e3)
     return e3
 
@@ -188,7 +189,7 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     def step(self, action):
         if action.__class__ is not int and action is not None:
             action = as_action(action)
-        raw = self.unwrapped
+        raw = self._raw
         if (action is None or not 0 <= action < raw.n_actions) and self._has_reset and raw.agents:
             # refused by raw_env, in its words (inside, AssertOutOfBoundsWrapper would assert);
             # None stays the step of an agent that is done
