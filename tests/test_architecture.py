@@ -78,6 +78,19 @@ def test_imports_run_one_way():
     assert wrong == []
 
 
+SCRIPTS = {"train", "train_rllib", "evaluate"}
+
+
+def test_no_script_is_imported_and_train_py_is_only_its_command_line():
+    # a script is a thin command line: what it runs lives in a library module (a test may call
+    # its main); train.py's run is training/run.py, its settings' checks training/settings.py
+    wrong = [f"{name} imports {m}" for name, path in sources() for m in sorted(imports(path) & SCRIPTS)]
+    assert wrong == []
+    tree = ast.parse(read(os.path.join(ROOT, "train.py")))
+    defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    assert defined == ["_Parser", "build_parser", "main"]
+
+
 def relative_imports(path):
     """The havok_env modules a module of havok_env imports (``from . import x``, ``from .x import``)."""
     out = set()

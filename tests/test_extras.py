@@ -54,8 +54,7 @@ def test_evaluate_needs_matplotlib_only_for_plots(tmp_path):
 def test_train_names_the_train_extra_before_any_work(tmp_path, missing, extra_args, words):
     code = ("import train\n"
             "def _no(*a, **k): raise SystemExit('work was done')\n"
-            "train.make_agent = _no\n"  # validating the opponents is the first piece of work
-            "import agents; agents.make_agent = _no\n"
+            "import agents; agents.make_agent = _no\n"  # validating the opponents is the first piece of work
             f"sys.exit(train.main({['--out', 'out/fire', '--timesteps', '64'] + extra_args!r}))")
     p = run(missing, code, tmp_path)
     lines = p.stderr.strip().splitlines()

@@ -114,10 +114,11 @@ def test_train_py_allows_the_same_player_counts():
     from havok_env.constants import MAX_PLAYERS, PLAYER_COUNTS
     sys.path.insert(0, ROOT)
     import train
+    from training.settings import UsageError, validate
     args = train.build_parser().parse_args(["--players", str(MAX_PLAYERS + 1), "--logdir", "",
                                             "--no-progress"])
-    with pytest.raises(train.UsageError, match=f"--players must be {PLAYER_COUNTS}, not"):
-        train.validate(args)
+    with pytest.raises(UsageError, match=f"--players must be {PLAYER_COUNTS}, not"):
+        validate(args)
     assert PLAYER_COUNTS in train.build_parser().format_help().replace("\n", " ").replace("  ", " ")
 
 

@@ -167,11 +167,11 @@ def test_workers_exit_when_their_parent_dies():
 
 
 def test_the_pools_users_give_the_same_results_for_any_number_of_workers():
-    import train
+    from training.winrate import evaluate
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
     import balance
-    one = train.evaluate("heuristic", "random", "fire", 2, 100, seed=5, workers=1)
-    assert train.evaluate("heuristic", "random", "fire", 2, 100, seed=5, workers=2) == one
+    one = evaluate("heuristic", "random", "fire", 2, 100, seed=5, workers=1)
+    assert evaluate("heuristic", "random", "fire", 2, 100, seed=5, workers=2) == one
     jobs = [(["random", "heuristic"], 7 + g, None) for g in range(12)]
     assert balance.run_games(jobs, 2) == balance.run_games(jobs, 1)
 

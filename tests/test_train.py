@@ -17,6 +17,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import train  # noqa: E402
+from training.settings import FROM_SCRATCH, UsageError, validate  # noqa: E402
+from training.winrate import evaluate, selection_score  # noqa: E402
 from agents import AgentSpecError, make_agent, play_game  # noqa: E402
 from agents.policy import META_KEYS, read_meta  # noqa: E402
 
@@ -252,8 +254,8 @@ def test_resume_continues_training(tiny_model, tmp_path):
     assert rec["hyperparameters"]["batch_size"] == 128  # the run's own, not train.py's default (1,024)
     # the rollout's size is the run's: changing it is refused rather than ignored
     args = train.build_parser().parse_args(["--resume", "--n-steps", "64", "--out", out])
-    with pytest.raises(train.UsageError, match="--n-steps"):
-        train.validate(args)
+    with pytest.raises(UsageError, match="--n-steps"):
+        validate(args)
     with open(out + ".last.json") as f:
         assert json.load(f)["timesteps"] == rec["run_timesteps"]
 
@@ -420,7 +422,7 @@ def test_the_periodic_evaluation_picks_the_best_model_by_the_corrected_score():
     def flat(m):
         return [m[0], *m[1]]
 
-    r = train.evaluate("heuristic", "random", "fire", 2, 6, seed=3)
+    r = evaluate("heuristic", "random", "fire", 2, 6, seed=3)
     assert {"score", "score_ci95", "corrected_score", "corrected_ci95"} <= set(r)
     want = []
     for g in range(6):  # the learner's seat rotates; the random opponent's decisions are corrected
@@ -438,9 +440,9 @@ def test_the_periodic_evaluation_picks_the_best_model_by_the_corrected_score():
     lucky = {"opponent": "x", "games": 10, "wins": 9, "draws": 0, "losses": 1, "win_rate": 0.9,
              "corrected_score": 0.1}
     steady = dict(lucky, wins=6, losses=4, win_rate=0.6, corrected_score=0.3)
-    assert train.selection_score([steady]) > train.selection_score([lucky])
-    assert train.selection_score([dict(lucky, corrected_score=None)]) == pytest.approx(0.8)
-    assert train.selection_score([{k: v for k, v in lucky.items() if k != "corrected_score"}]) == pytest.approx(0.8)
+    assert selection_score([steady]) > selection_score([lucky])
+    assert selection_score([dict(lucky, corrected_score=None)]) == pytest.approx(0.8)
+    assert selection_score([{k: v for k, v in lucky.items() if k != "corrected_score"}]) == pytest.approx(0.8)
 
 
 _ENV_WORKERS_SERVER = """
@@ -482,7 +484,7 @@ def test_a_tiny_run_from_scratch_with_a_centralised_critic_trains_saves_evaluate
     assert rec["from_scratch"] and rec["self_play"] and rec["vec_env"] == "batched"
     assert rec["behaviour_cloning"] is None and rec["distillation"] is None
     assert rec["network"] == {"pi": [16], "vf": [16], "activation": "tanh", "critic": "state"}
-    assert rec["hyperparameters"]["ent_coef"] == train.FROM_SCRATCH["ent_coef"]
+    assert rec["hyperparameters"]["ent_coef"] == FROM_SCRATCH["ent_coef"]
     # the league: the bot and the snapshots, each with its share and the learner's score against it
     names = [m["name"] for m in rec["league"]]
     assert names[0] == "heuristic" and any(n.startswith("snapshot_") for n in names)
@@ -501,8 +503,8 @@ def test_a_tiny_run_from_scratch_with_a_centralised_critic_trains_saves_evaluate
     assert weights["mlp_extractor.policy_net.0.weight"].shape == (16, 643)
     # and resumes as a run from scratch: rebuilt with the asymmetric policy, its optimizer state
     # restored, its snapshots back in the league, its curve's clock going on from the run's
-    with pytest.raises(train.UsageError, match="add --from-scratch"):
-        train.validate(train.build_parser().parse_args(["--resume", *common]))
+    with pytest.raises(UsageError, match="add --from-scratch"):
+        validate(train.build_parser().parse_args(["--resume", *common]))
     assert rec["finished"] and rec["hyperparameter_changes"] == []
     assert train.main(["--from-scratch", "--resume", "--timesteps", "1024", "--eval-every", "1024",
                        "--snapshot-every", "100000", "--lr", "0.0001", "--ent-coef", "0.002", *common]) == 0
