@@ -15,6 +15,7 @@ import json
 import math
 import os
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 
 from training.stats import mean_ci, wilson
 
@@ -271,9 +272,8 @@ def _describe_dragons(rep: dict) -> str:
 
 
 def write_csv(rep: dict, path: str) -> None:
-    _ensure_dir(path)
     dragons = dragon_names()
-    with open(path, "w", newline="") as f:
+    with replaced(path, newline="") as f:
         w = csv.writer(f)
         w.writerow(["spec", "label", "games", "wins", "draws", "losses", "win_rate", "ci95_low",
                     "ci95_high", "score", "score_ci95_low", "score_ci95_high", "corrected_score",
@@ -302,8 +302,7 @@ def _csv_score(mean, ci) -> list[str]:
 
 
 def write_json(obj: dict, path: str) -> None:
-    _ensure_dir(path)
-    with open(path, "w") as f:
+    with replaced(path) as f:
         json.dump(obj, f, indent=1)
         f.write("\n")
 
@@ -366,9 +365,15 @@ def plot_head_to_head(rep: dict, path: str) -> None:
     import matplotlib.pyplot as plt
 
     fig = head_to_head_figure(rep)
-    _ensure_dir(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    fmt = os.path.splitext(path)[1][1:]
+    if not fmt:  # as matplotlib names a file without an extension
+        fmt = plt.rcParams["savefig.format"]
+        path = f"{path}.{fmt}"
+    try:
+        with replaced(path, "wb") as f:
+            fig.savefig(f, format=fmt, dpi=120)
+    finally:
+        plt.close(fig)
 
 
 def head_to_head_figure(rep: dict):
@@ -402,6 +407,25 @@ def head_to_head_figure(rep: dict):
     fig.suptitle(f"Head-to-head win rate\n({c['players']} players, {c['games']} games)", fontsize=10)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     return fig
+
+
+@contextmanager
+def replaced(path: str, mode: str = "w", **open_args):
+    """A file to write ``path`` whole or not at all: written beside it, synced, then moved over it.
+    An interrupt or a crash during the write (a second Ctrl-C while an interrupted tournament
+    writes its ``.partial`` files) leaves the earlier file, or none, never a torn one."""
+    _ensure_dir(path)
+    tmp = f"{path}.tmp{os.getpid()}"  # open's mode, not mkstemp's 600: the file others read
+    try:
+        with open(tmp, mode, **open_args) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
 
 
 def _ensure_dir(path: str) -> None:
