@@ -28,6 +28,7 @@ from agents.runner import play_game  # noqa: E402
 from havok_env.cards import default_cards  # noqa: E402
 from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS  # noqa: E402
 from training.parallel import Pool, run_script  # noqa: E402
+from training.progress import Progress  # noqa: E402
 from training.stats import wilson  # noqa: E402
 
 TARGETS = {2: 0.03, 3: None, 4: 0.10}  # max empty-deck rate per player count (cards.md)
@@ -55,18 +56,27 @@ def _job(args):
     return rec
 
 
-def run_games(jobs: list, workers: int) -> list[dict]:
+def run_games(jobs: list, workers: int, progress=None) -> list[dict]:
+    """The games of ``jobs``, in their order; ``progress(done, total)`` as they finish."""
+    def gather(results):
+        recs = []
+        for rec in results:
+            recs.append(rec)
+            if progress:
+                progress(len(recs), len(jobs))
+        return recs
+
     if workers <= 1:
-        return [_job(j) for j in jobs]
+        return gather(map(_job, jobs))
     with Pool(workers) as pool:
-        return pool.map(_job, jobs, chunksize=max(1, len(jobs) // (workers * 8)))
+        return gather(pool.imap(_job, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
 
 
-def balance(agent: str, n: int, games: int, seed: int, workers: int) -> dict:
+def balance(agent: str, n: int, games: int, seed: int, workers: int, progress=None) -> dict:
     orders = dragon_orders(n)
     jobs = [([agent] * n, seed + g, list(orders[g % len(orders)])) for g in range(games)]
     t = time.time()
-    recs = run_games(jobs, workers)
+    recs = run_games(jobs, workers, progress)
     names = [d.name for d in default_cards().dragons]
     played = {d: 0 for d in names}
     won = {d: 0.0 for d in names}
@@ -139,7 +149,9 @@ def main(argv=None):
     print(f"# Balance report\n\ncommand: python benchmarks/balance.py --agent {args.agent} "
           f"--games {args.games} --players {' '.join(map(str, args.players))} --seed {args.seed}\n")
     for n in args.players:
-        print(report(balance(args.agent, n, args.games, args.seed, args.jobs)), flush=True)
+        with Progress(args.games, desc=f"{n} players") as bar:  # on standard error, with the time left
+            res = balance(args.agent, n, args.games, args.seed, args.jobs, bar)
+        print(report(res), flush=True)
 
 
 if __name__ == "__main__":

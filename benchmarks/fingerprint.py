@@ -96,7 +96,7 @@ def tournament(games: int) -> dict:
 
 def _stdout_of(fn, argv) -> str:
     buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):  # not its progress
         fn(argv)
     text = re.sub(r" in \d+s|\(\d+ s\)", "", buf.getvalue())  # wall times vary
     # the luck-corrected score added to train.py's lines is checked by tests/test_luck.py and

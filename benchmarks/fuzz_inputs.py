@@ -41,6 +41,7 @@ from havok_env.cards import DATA_DIR, tomllib
 from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS
 from havok_env.engine import DECISION_KINDS, PURPOSES
 from havok_env.observe import Observer
+from training.progress import Progress
 
 CARD_FILES = ("havok.toml", "hijinks.toml", "dragons.toml")
 MAX_STEPS = 20_000  # decisions before a game counts as one that does not end
@@ -446,25 +447,29 @@ def main(argv=None):
     pool = positions(rng, max(1, min(200, args.count // 20)))
     outcomes, examples = Counter(), {}
     start = time.perf_counter()
-    for _ in range(args.count):
-        base = rng.choice(pool)
-        for _ in range(5):  # a mutation can change nothing (a swap of equal cards, say)
-            d = mutate_snapshot(base, rng, cards)
-            if not _same(d, base):
-                break
-        outcome, detail = ("unchanged", "") if _same(d, base) else try_snapshot(d, rng)
-        outcomes[outcome] += 1
-        examples.setdefault(outcome, []).append(detail.split(":")[0] if outcome == "rejected"
-                                                else detail)
+    with Progress(args.count, desc="snapshot mutants", unit="mutant") as bar:  # on standard error
+        for _ in range(args.count):
+            base = rng.choice(pool)
+            for _ in range(5):  # a mutation can change nothing (a swap of equal cards, say)
+                d = mutate_snapshot(base, rng, cards)
+                if not _same(d, base):
+                    break
+            outcome, detail = ("unchanged", "") if _same(d, base) else try_snapshot(d, rng)
+            outcomes[outcome] += 1
+            examples.setdefault(outcome, []).append(detail.split(":")[0] if outcome == "rejected"
+                                                    else detail)
+            bar.update()
     report("snapshots", outcomes, examples, time.perf_counter() - start)
     failed = outcomes["raw error"] + outcomes["invalid"]
     docs = card_docs()
     outcomes, examples = Counter(), {}
     start = time.perf_counter()
-    for _ in range(args.card_files):
-        outcome, detail = try_card_files(mutate_cards(docs, rng, names), rng)
-        outcomes[outcome] += 1
-        examples.setdefault(outcome, []).append(detail)
+    with Progress(args.card_files, desc="card-file mutants", unit="mutant") as bar:
+        for _ in range(args.card_files):
+            outcome, detail = try_card_files(mutate_cards(docs, rng, names), rng)
+            outcomes[outcome] += 1
+            examples.setdefault(outcome, []).append(detail)
+            bar.update()
     report("card files", outcomes, examples, time.perf_counter() - start)
     failed += outcomes["raw error"] + outcomes["invalid"]
     return 1 if failed else 0  # (a failed mutant fails the run: benchmarks/sanitize.py reads it)

@@ -49,6 +49,10 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from training.progress import Progress  # noqa: E402
 
 _TRAIN = ["train.py", "--dragon", "fire", "--opponents", "random", "--n-envs", "2", "--n-steps", "128",
           "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16", "--final-eval-games", "0", "--seed", "1",
@@ -268,6 +272,8 @@ def run_tries(a, rng: random.Random) -> int:
             cmd = [c.format(tmp=tmp) for c in cmd]
             counts: dict[str, int] = {}
             exits, lines = [], []  # seconds from the signal to the exit, and to the first line
+            # on standard error with the time left, as plain lines: a failed try prints its own
+            bar = Progress(a.tries, desc=name, unit="try", say=lambda m: print(m, file=sys.stderr, flush=True))
             for k in range(a.tries):
                 sig = signal.SIGTERM if rng.random() < a.sigterm else signal.SIGINT
                 delay = rng.uniform(0, a.window)
@@ -284,6 +290,7 @@ def run_tries(a, rng: random.Random) -> int:
                     print(f"{name} try {k + 1}: {r['outcome']} after {signal.Signals(sig).name} at "
                           f"{delay:.2f}s{' (before the script)' if r.get('early') else ''} ({took}, code "
                           f"{r['code']}, left {r['left']}): {' | '.join(tail)}", flush=True)
+                bar.update()
             counted = a.tries - counts.get("finished", 0) - counts.get("before the script", 0)
             summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
             timing = (f"; exit {statistics.median(exits):.2f}s median, {max(exits):.2f}s at most"

@@ -36,6 +36,7 @@ from balance import dragon_orders, pct, play, run_games, wilson  # noqa: E402 - 
 
 from agents import make_agent  # noqa: E402
 from training.parallel import run_script  # noqa: E402
+from training.progress import Progress  # noqa: E402
 
 DEFAULT_PAIRS = ["heuristic:random", "search:heuristic", "search:random"]
 
@@ -55,7 +56,8 @@ def pairing(a: str, b: str, n: int, games: int, seed: int, workers: int) -> dict
         jobs.append((specs, seed + g, dr))
         seats.append(seat)
     t = time.time()
-    recs = run_games(jobs, workers)
+    with Progress(games, desc=f"{a} vs {b}, {n} players") as bar:  # on standard error
+        recs = run_games(jobs, workers, bar)
     won = 0.0
     draws = 0
     by_seat = [[0.0, 0] for _ in range(n)]
@@ -92,14 +94,16 @@ class _Timed:
 def timing(a: str, b: str, n: int, games: int, seed: int) -> str:
     orders = dragon_orders(n)
     wall, cpu, rollouts = [], [], 0
-    for g in range(games):
-        seat = g % n
-        agents = [make_agent(spec(b)) for _ in range(n)]
-        timed = agents[seat] = _Timed(make_agent(spec(a)))
-        play(agents, seed + g, list(orders[(g // n) % len(orders)]))
-        wall += timed.wall
-        cpu += timed.cpu
-        rollouts += getattr(timed.agent, "stats", {}).get("rollouts", 0)
+    with Progress(games, desc=f"timing {a}, {n} players") as bar:
+        for g in range(games):
+            seat = g % n
+            agents = [make_agent(spec(b)) for _ in range(n)]
+            timed = agents[seat] = _Timed(make_agent(spec(a)))
+            play(agents, seed + g, list(orders[(g // n) % len(orders)]))
+            wall += timed.wall
+            cpu += timed.cpu
+            rollouts += getattr(timed.agent, "stats", {}).get("rollouts", 0)
+            bar.update()
 
     def ms(xs, q):
         return 1000 * sorted(xs)[min(len(xs) - 1, int(q * len(xs)))]

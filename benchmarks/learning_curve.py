@@ -58,6 +58,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     from training.checkpoints import saved_models
+    from training.progress import Progress
     from training.winrate import evaluate
     with open(args.run + ".json") as f:
         rec = json.load(f)
@@ -69,9 +70,11 @@ def main(argv=None) -> int:
         chosen = at_minutes(saved, wall, args.at_minutes)
     else:
         chosen = spread(saved, args.points) if args.points else []
-    for steps, path in chosen:
-        r = evaluate(path, args.opponent, rec["affinity"], rec["players"], args.games, seed=args.seed,
-                     workers=args.workers)
+    for k, (steps, path) in enumerate(chosen):
+        # on standard error with the time left, ended before the checkpoint's line
+        with Progress(args.games, desc=f"checkpoint {k + 1} of {len(chosen)} ({steps:,} steps)") as bar:
+            r = evaluate(path, args.opponent, rec["affinity"], rec["players"], args.games, seed=args.seed,
+                         workers=args.workers, progress=bar)
         r.update(timesteps=steps, wall_s=wall.get(steps))
         played.append(r)
         print(f"{steps:>11,} steps: vs {args.opponent} {100 * r['win_rate']:.1f}% "

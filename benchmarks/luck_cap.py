@@ -40,6 +40,7 @@ if ROOT not in sys.path:
 from agents.search import SearchAgent  # noqa: E402
 from havok_env.view import PeekingView  # noqa: E402
 from training.parallel import run_script  # noqa: E402
+from training.progress import Progress  # noqa: E402
 from training.winrate import evaluate, fmt_eval  # noqa: E402
 
 
@@ -87,7 +88,8 @@ def main(argv=None) -> int:
               "z": a.z, "prior": a.prior}
     agent = PeekingSearch(a.peek, **kwargs) if a.peek else SearchAgent(**kwargs)
     t = time.time()
-    r = evaluate(agent, a.opponent, a.dragon, 2, a.games, seed=a.seed, workers=a.workers)
+    with Progress(a.games) as bar:  # on standard error, with the time left
+        r = evaluate(agent, a.opponent, a.dragon, 2, a.games, seed=a.seed, workers=a.workers, progress=bar)
     kind = f"search peeking at {a.peek}" if a.peek else "search"
     picks = ":heuristic-picks" if a.heuristic_picks else ""
     turns = f"{a.max_turns}-turn rollouts" if a.max_turns else "rollouts to the end"

@@ -63,6 +63,7 @@ from agents.runner import play_game  # noqa: E402
 from evaluation import luck  # noqa: E402
 from evaluation.value import ModelFileError, ValueModel  # noqa: E402
 from havok_env.cards import default_cards  # noqa: E402
+from training.progress import Progress  # noqa: E402
 from training.stats import Z95  # noqa: E402
 
 HALF_WIDTH = 0.06  # +-3 points of win rate, in score (reward) units
@@ -89,43 +90,43 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
     else:
         orders = dragon_orders(players)
     rows = []
-    t0 = time.time()
     played = _read_records(records)
     keep = open(records, "a") if records else None
-    for g in range(games):
-        seat = g % players
-        specs = [b] * players
-        specs[seat] = a
-        dragons = list(orders[(g // players) % len(orders)])
-        if fixed:
-            dragons.insert(seat, fixed)
-        for i, s in enumerate(specs):
-            if (s, i) not in agents:
-                agents[(s, i)] = make_agent(s)
-        key = json.dumps([specs, seed + g, dragons])
-        rec = played.get(key)
-        if rec is None:
-            rec = play_game([agents[(s, i)] for i, s in enumerate(specs)], seed=seed + g, dragons=dragons)
-            rec = {k: rec[k] for k in ("seed", "options", "actions")}
-            if keep is not None:
-                keep.write(json.dumps({"game": key, "record": rec}) + "\n")
-                keep.flush()
-        for ahead in modes:
-            lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns)
-            row = {"a": a, "b": b, "players": players, "ahead": ahead, "reruns": reruns, "seed": seed + g, "seat": seat,
-                   "raw": float(lk.rewards[seat]), "corrected": float(lk.corrected[seat]),
-                   "luck": {k: float(v[seat]) for k, v in lk.by_kind().items()}}
-            if steps:
-                left = defaultdict(float)
-                for label, _, v in lk.steps:
-                    left[label] += float(v[seat])
-                row["steps"] = dict(left)
-            rows.append(row)
-            if out is not None:
-                out.write(json.dumps(row) + "\n")
-                out.flush()
-        if progress and (g + 1) % 100 == 0:
-            print(f"  {g + 1}/{games} games, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    # on standard error, with the time left
+    with Progress(games, desc=f"{a} vs {b}", show=None if progress else False) as bar:
+        for g in range(games):
+            seat = g % players
+            specs = [b] * players
+            specs[seat] = a
+            dragons = list(orders[(g // players) % len(orders)])
+            if fixed:
+                dragons.insert(seat, fixed)
+            for i, s in enumerate(specs):
+                if (s, i) not in agents:
+                    agents[(s, i)] = make_agent(s)
+            key = json.dumps([specs, seed + g, dragons])
+            rec = played.get(key)
+            if rec is None:
+                rec = play_game([agents[(s, i)] for i, s in enumerate(specs)], seed=seed + g, dragons=dragons)
+                rec = {k: rec[k] for k in ("seed", "options", "actions")}
+                if keep is not None:
+                    keep.write(json.dumps({"game": key, "record": rec}) + "\n")
+                    keep.flush()
+            for ahead in modes:
+                lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns)
+                row = {"a": a, "b": b, "players": players, "ahead": ahead, "reruns": reruns, "seed": seed + g,
+                       "seat": seat, "raw": float(lk.rewards[seat]), "corrected": float(lk.corrected[seat]),
+                       "luck": {k: float(v[seat]) for k, v in lk.by_kind().items()}}
+                if steps:
+                    left = defaultdict(float)
+                    for label, _, v in lk.steps:
+                        left[label] += float(v[seat])
+                    row["steps"] = dict(left)
+                rows.append(row)
+                if out is not None:
+                    out.write(json.dumps(row) + "\n")
+                    out.flush()
+            bar.update()
     if keep is not None:
         keep.close()
     return rows

@@ -35,6 +35,7 @@ if ROOT not in sys.path:
 from havok_env import Game  # noqa: E402
 from havok_env.constants import MAX_PLAYERS, MIN_PLAYERS  # noqa: E402
 from training.parallel import Pool, run_script  # noqa: E402
+from training.progress import Progress  # noqa: E402
 
 CRASH_P = 0.9  # a seat that may crash does
 PLAY_P = 0.8  # a main decision plays a card or an ability rather than ending or discarding
@@ -108,7 +109,8 @@ def _chunk(job: tuple[list[int], list[int]]) -> tuple[int, int, list[dict]]:
 def run(games: int, first: int = 0, players=COUNTS, jobs: int = 1, chunk: int = 200,
         progress: int = 0) -> dict:
     """Plays ``games`` games; {"games", "decisions", "failures", "seconds"}. With ``progress``, a
-    line every that many games."""
+    line every that many games (positions and failures so far); without, the games with the time
+    left on standard error (:class:`training.progress.Progress`)."""
     seeds = list(range(first, first + games))
     counts = [players[i % len(players)] for i in range(games)]
     work = [(seeds[i:i + chunk], counts[i:i + chunk]) for i in range(0, games, chunk)]
@@ -119,15 +121,18 @@ def run(games: int, first: int = 0, players=COUNTS, jobs: int = 1, chunk: int = 
         pool = Pool(jobs)
         results = pool.imap_unordered(_chunk, work)
     total = {"games": 0, "decisions": 0, "failures": []}
+    bar = Progress(games, show=False if progress else None)
     try:
         for g, d, f in results:
             total["games"] += g
             total["decisions"] += d
             total["failures"] += f
+            bar.update(g)
             if progress and total["games"] % progress < g:
                 print(f"{total['games']:,} games, {total['decisions']:,} positions, "
                       f"{len(total['failures'])} failures, {time.perf_counter() - t:.0f} s", flush=True)
     finally:
+        bar.close()
         if jobs > 1:
             pool.close()
     total["seconds"] = time.perf_counter() - t
@@ -141,7 +146,9 @@ def main(argv=None) -> int:
     ap.add_argument("--players", type=int, nargs="+", default=COUNTS,
                     choices=COUNTS, help="player counts, in turn (default 2 3 4)")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
-    ap.add_argument("--progress", type=int, default=0, help="a line every N games (default none)")
+    ap.add_argument("--progress", type=int, default=0,
+                    help="a line every N games with the positions and failures so far (default: the games "
+                         "with the time left on standard error)")
     a = ap.parse_args(argv)
     if a.games < 1 or a.jobs < 1 or a.first < 0:
         ap.error("--games and --jobs must be at least 1, --first at least 0")

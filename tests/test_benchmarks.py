@@ -34,6 +34,29 @@ def test_balance_report_runs(monkeypatch, capsys):
     assert "Ruby" in out and "Havok deck" in out
 
 
+@pytest.mark.parametrize("name, args, descs, tenths", [
+    ("balance.py", ["--agent", "random", "--games", "24", "--players", "2", "--jobs", "1"], ["2 players: 24/24"],
+     True),
+    ("ladder.py", ["--pairs", "heuristic:random", "--games", "20", "--players", "2", "--jobs", "2"],
+     ["heuristic vs random, 2 players: 20/20"], True),
+    ("luck_gain.py", ["--pair", "heuristic", "random", "--games", "10", "--where-it-stands"],
+     ["heuristic vs random: 10/10"], True),
+    ("fuzz_inputs.py", ["--count", "20", "--card-files", "2"], ["snapshot mutants: 20/20", "card-file mutants: 2/2"],
+     True),
+    # counted by chunks of games (50 and 200): a sample this small is one chunk
+    ("luck_cap.py", ["--budget", "1", "--games", "6", "--workers", "1"], ["games: 6/6"], False),
+    ("roundtrip.py", ["--games", "20"], ["games: 20/20"], False),
+])
+def test_long_benchmarks_show_their_progress_with_the_time_left(monkeypatch, capsys, name, args, descs, tenths):
+    assert run_script(name, args, monkeypatch) == 0
+    err = capsys.readouterr().err
+    # not a terminal: plain lines on standard error, each tenth with the time left, then the end
+    for desc in descs:
+        assert re.search(rf"^{desc} \(100%\) in \d+s$", err, re.M), err
+    if tenths:
+        assert re.search(r": \d+/[\d,]+ \(\d+%\) in \d+s, about \d+s left$", err, re.M), err
+
+
 def test_luck_cap_reports_a_win_rate(monkeypatch, capsys):
     try:
         run_script("luck_cap.py", ["--budget", "1", "--games", "6", "--workers", "1"], monkeypatch)
@@ -209,6 +232,8 @@ def test_learning_curve_plays_checkpoints_and_draws_both_axes(monkeypatch, capsy
     assert len(played) == 2 and all(r["games"] == 6 and r["wall_s"] is not None for r in played)
     assert played[0]["timesteps"] < played[1]["timesteps"]
     assert Path(plot).stat().st_size > 1000
+    err = capsys.readouterr().err  # each checkpoint's games, with the time left
+    assert re.search(r"^checkpoint 2 of 2 \([\d,]+ steps\): 6/6 \(100%\) in \d+s$", err, re.M), err
 
 
 def test_learning_curve_picks_the_last_checkpoint_within_each_mark_of_wall_time():

@@ -111,3 +111,11 @@ def test_the_imitation_games_report_their_time_left_through_their_callback():
     assert len(said) == 2  # one line per chunk of 20 games: each a fifth of the work
     assert said[0].startswith("behaviour cloning: 20/40 (50%) in ") and said[0].endswith(" left")
     assert said[1].startswith("behaviour cloning: 40/40 (100%) in ")
+
+
+def test_an_evaluation_reports_its_games_in_order_as_they_finish():
+    from training.winrate import evaluate
+    seen = []
+    r = evaluate("heuristic", "random", "fire", 2, 120, seed=5, workers=2, progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(50, 120), (100, 120), (120, 120)]  # chunks of at least 50 games, about 20 of them
+    assert r == evaluate("heuristic", "random", "fire", 2, 120, seed=5, workers=1)  # the same games

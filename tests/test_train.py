@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -413,6 +414,22 @@ def test_self_play_snapshots_are_saved_models_that_join_the_pool(tmp_path, vec_e
     assert len(snaps) >= 6 and all(f.endswith((".safetensors", ".json")) for f in snaps)
     agent = make_agent(os.path.join(out + "_checkpoints", snaps[0]))
     assert agent.meta["affinity"] == "fire" and agent.record["network"]["pi"] == [16]
+
+
+def test_the_evaluations_report_their_games_with_the_time_left(tmp_path, capsys):
+    # one env in this process (--vec-env subproc with one env): the periodic evaluation plays its
+    # luck-corrected games, as the final one does; each reports its tenths in the run's log
+    out = str(tmp_path / "fire")
+    assert train.main(["--vec-env", "subproc", "--n-envs", "1", "--opponents", "random", "--timesteps", "256",
+                       "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "8",
+                       "--eval-every", "256", "--eval-games", "100", "--final-eval-games", "120",
+                       "--bc-games", "0", "--distill-games", "0", "--out", out, "--logdir", "",
+                       "--no-progress"]) == 0
+    log = capsys.readouterr().out
+    assert re.search(r"^evaluation vs random: 50/100 \(50%\) in \d+s, about \d+s left$", log, re.M), log
+    assert re.search(r"^evaluation vs random: 100/100 \(100%\) in \d+s$", log, re.M), log
+    assert re.search(r"^final evaluation vs random: 100/120 \(83%\) in \d+s, about \d+s left$", log, re.M), log
+    assert re.search(r"^final evaluation vs random: 120/120 \(100%\) in \d+s$", log, re.M), log
 
 
 def test_the_periodic_evaluation_picks_the_best_model_by_the_corrected_score():

@@ -198,17 +198,21 @@ class Run:
         from agents.policy import PolicyAgent
         return PolicyAgent(sb3_model.tensors(model.policy), sb3_model.record(model, self.meta))
 
+    def progress(self, games: int, desc: str):
+        """A stage's games, reported in the run's log at each tenth with the time left (none with
+        --quiet): a stage of games between the log's own lines, so lines rather than a bar."""
+        from .progress import Progress
+        return Progress(games, desc=desc, say=lambda m: say(self.args, m))
+
     # -- the imitation stages ------------------------------------------------------------------
 
     def start_imitation(self, stage: str, games: int, teacher: str, seed: int) -> dict:
         """Start playing a warm-start stage's games: ``teacher`` in the learner's seat."""
         from training.imitation import Collection
-        from training.progress import Progress
         t1 = time.time()
         say(self.args, f"{stage}: {games:,} games of {teacher} as {self.dragon.name} ...")
-        progress = Progress(games, desc=stage, say=lambda m: say(self.args, m))  # with the time left
         job = Collection(self.dragon.affinity, self.players, games, opponents=self.bots, teacher=teacher,
-                         seed=seed, workers=self.cpus, gamma=self.args.gamma, progress=progress)
+                         seed=seed, workers=self.cpus, gamma=self.args.gamma, progress=self.progress(games, stage))
         return {"stage": stage, "games": games, "teacher": teacher, "t1": t1, "job": job}
 
     def finish_imitation(self, started: dict, epochs: int, temperature: float = 0.0, threads: int = 1) -> dict:
@@ -328,8 +332,9 @@ class Run:
         if self.cfg["batched"] and batchable(spec):
             return evaluate_batched(learner.act_batch, spec, affinity, self.players,
                                     args.eval_games or DEFAULTS["batched_eval_games"], seed=self.eval_seed)
-        return evaluate(learner, spec, affinity, self.players, args.eval_games or DEFAULTS["eval_games"],
-                        seed=self.eval_seed, workers=self.cpus)
+        games = args.eval_games or DEFAULTS["eval_games"]
+        return evaluate(learner, spec, affinity, self.players, games, seed=self.eval_seed, workers=self.cpus,
+                        progress=self.progress(games, f"evaluation vs {spec}"))
 
     def evaluate_now(self, model, logger=True) -> None:
         """A point of the curve, and the model kept if it is the best so far."""
@@ -433,7 +438,8 @@ class Run:
             best = PolicyAgent.load(out)
             for spec in self.cfg["eval_opponents"]:
                 final.append(evaluate(best, spec, dragon.affinity, self.players, args.final_eval_games,
-                                      seed=2_000_000_000 + 7919 * args.seed, workers=self.cpus))
+                                      seed=2_000_000_000 + 7919 * args.seed, workers=self.cpus,
+                                      progress=self.progress(args.final_eval_games, f"final evaluation vs {spec}")))
         wall = time.time() - self.t0
         record = self.write_record(final, train_wall)
         plot_curve(self.curve, out + ".curve.png",

@@ -53,18 +53,29 @@ def _play_chunk(args) -> tuple[int, int, int, list, list]:
 
 
 def evaluate(learner, opp_spec: str, dragon: str, players: int, games: int, seed: int,
-             workers: int = 1) -> dict:
+             workers: int = 1, progress=None) -> dict:
     """Win rate of ``learner`` (an agent or a spec) against ``opp_spec`` over ``games`` games with
     the learner's seat rotated, and its score (mean reward) raw and luck corrected, with their 95%
-    intervals; games run in ``workers`` processes."""
+    intervals; games run in ``workers`` processes. ``progress(games_done, games)`` is called as
+    the games finish, in order (a :class:`training.progress.Progress` shows the time left)."""
     workers = max(1, min(workers, games // 50 or 1))
-    bounds = [games * i // workers for i in range(workers + 1)]
-    jobs = [(learner, opp_spec, dragon, players, seed, bounds[i], bounds[i + 1]) for i in range(workers)]
+    # about twenty chunks of at least 50 games, so that progress comes at least every tenth
+    size = max(50, -(-games // 20))
+    bounds = [*range(0, max(games, 1), size), games]
+    jobs = [(learner, opp_spec, dragon, players, seed, lo, hi) for lo, hi in zip(bounds, bounds[1:])]
+    parts = []
+
+    def gather(results):
+        for done, part in zip(bounds[1:], results):
+            parts.append(part)
+            if progress:
+                progress(done, games)
+
     if workers == 1:
-        parts = [_play_chunk(jobs[0])]
+        gather(map(_play_chunk, jobs))
     else:
         with Pool(workers, context="fork") as pool:
-            parts = pool.map(_play_chunk, jobs)
+            gather(pool.imap(_play_chunk, jobs))
     w, d, lost = (sum(x[i] for x in parts) for i in range(3))
     rewards = [r for x in parts for r in x[3]]
     corrected = [c for x in parts for c in x[4]]
