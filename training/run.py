@@ -20,6 +20,7 @@ from .winrate import evaluate, fmt_eval, selection_score
 
 
 def versions() -> dict:
+    """The versions of the packages a run trained with, for its record."""
     import gymnasium
     import numpy
     import sb3_contrib
@@ -37,6 +38,8 @@ def versions() -> dict:
 
 
 def plot_curve(curve: list[dict], path: str, title: str, xlabel: str = "timesteps (learner decisions)") -> bool:
+    """The curve's win rates with their 95% intervals, by opponent, as a PNG at ``path``; False
+    (and nothing drawn) without matplotlib or without a point."""
     try:
         import matplotlib
         matplotlib.use("Agg")

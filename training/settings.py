@@ -3,7 +3,8 @@
 (:func:`validate`), which fill in the options left unset and derive the run's settings.
 
 A bad argument raises :class:`UsageError` with one line, which train.py prints with exit code 2.
-Nothing here imports torch or stable-baselines3 (:func:`require_extras` names them when missing).
+Importing this module loads neither torch nor stable-baselines3; :func:`validate` first names the
+train extra's missing packages (:func:`require_extras`), then checks what needs them.
 """
 
 from __future__ import annotations
