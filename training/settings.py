@@ -156,6 +156,15 @@ def validate(args) -> dict:
     out = args.out or os.path.join("models", d.affinity)
     if out.endswith((".zip", ".json", ".safetensors")):
         out = os.path.splitext(out)[0]
+    eval_opps = _check_agents(args)
+    resume_from = _check_resume(args, out, d) if args.resume else None
+    batched, n_envs = _where_played(args)
+    return {"dragon": d, "n_envs": n_envs, "out": out, "eval_opponents": eval_opps, "resume_from": resume_from,
+            "batched": batched}
+
+
+def _check_agents(args) -> list[str]:
+    """The opponents, the evaluation's opponents (returned) and the teachers, each made once."""
     from agents import AgentSpecError, make_agent
     if args.guided_games and not args.resume:
         from agents.search import guided_spec
@@ -177,30 +186,41 @@ def validate(args) -> dict:
         close = getattr(agent, "close", None)
         if close:
             close()
-    resume_from = None
-    if args.resume:
-        from agents.policy import load_model, read_record
-        from agents.sb3_model import check_hyperparameters
-        resume_from = out + ".last" if os.path.exists(out + ".last.json") else out
-        try:
-            rec, _ = load_model(resume_from)
-            check_hyperparameters(rec, resume_from + ".json")
-            if resume_from != out and os.path.exists(out + ".json"):
-                read_record(out)  # the run record the resumed run extends
-        except AgentSpecError as e:
-            raise UsageError(f"--resume: {e}") from None
-        if args.n_steps is not None and args.n_steps != rec["hyperparameters"].get("n_steps"):
-            raise UsageError("--resume keeps the run's --n-steps (its rollout buffer); "
-                             f"it may change {', '.join('--' + o.replace('_', '-') for o in RESUME_CHANGES)}")
-        args.critic = rec["network"].get("critic", "observation")  # the env must give what it reads
-        was = bool(rec.get("from_scratch")) or bool(prev_record(out).get("from_scratch"))
-        if was != bool(args.from_scratch):
-            raise UsageError(f"--resume: {out} was trained " + ("from scratch: add --from-scratch" if was else
-                             "with imitation: a run from scratch starts afresh (drop --from-scratch or "
-                             "choose another --out)"))
-        if (rec["affinity"], rec["players"]) != (d.affinity, args.players):
-            raise UsageError(f"--resume: {resume_from}.json was trained as {rec['dragon']} ({rec['affinity']}) "
-                             f"for {rec['players']} players, not {d.name} ({d.affinity}) for {args.players}")
+    return eval_opps
+
+
+def _check_resume(args, out: str, d) -> str:
+    """--resume: the model it continues from (``out.last``, or ``out``), checked against the
+    command line; the critic is the model's own."""
+    from agents import AgentSpecError
+    from agents.policy import load_model, read_record
+    from agents.sb3_model import check_hyperparameters
+    resume_from = out + ".last" if os.path.exists(out + ".last.json") else out
+    try:
+        rec, _ = load_model(resume_from)
+        check_hyperparameters(rec, resume_from + ".json")
+        if resume_from != out and os.path.exists(out + ".json"):
+            read_record(out)  # the run record the resumed run extends
+    except AgentSpecError as e:
+        raise UsageError(f"--resume: {e}") from None
+    if args.n_steps is not None and args.n_steps != rec["hyperparameters"].get("n_steps"):
+        raise UsageError("--resume keeps the run's --n-steps (its rollout buffer); "
+                         f"it may change {', '.join('--' + o.replace('_', '-') for o in RESUME_CHANGES)}")
+    args.critic = rec["network"].get("critic", "observation")  # the env must give what it reads
+    was = bool(rec.get("from_scratch")) or bool(prev_record(out).get("from_scratch"))
+    if was != bool(args.from_scratch):
+        raise UsageError(f"--resume: {out} was trained " + ("from scratch: add --from-scratch" if was else
+                         "with imitation: a run from scratch starts afresh (drop --from-scratch or "
+                         "choose another --out)"))
+    if (rec["affinity"], rec["players"]) != (d.affinity, args.players):
+        raise UsageError(f"--resume: {resume_from}.json was trained as {rec['dragon']} ({rec['affinity']}) "
+                         f"for {rec['players']} players, not {d.name} ({d.affinity}) for {args.players}")
+    return resume_from
+
+
+def _where_played(args) -> tuple[bool, int]:
+    """Whether PPO's games are batched, and how many envs: the sizes left unset are filled in by
+    where the games are played."""
     from training.vec_env import batchable
     batched = args.vec_env == "batched"
     if batched and not all(batchable(o) for o in args.opponents):
@@ -212,7 +232,6 @@ def validate(args) -> dict:
         raise UsageError("--shaping needs --vec-env subproc")
     if args.critic == "state" and not batched:
         raise UsageError("--critic state needs --vec-env batched")
-    # the sizes left unset, by where the games are played
     scratch = FROM_SCRATCH if args.from_scratch else {}
     if args.n_steps is None:
         args.n_steps = scratch.get("n_steps", DEFAULTS["batched_n_steps"]) if batched else DEFAULTS["n_steps"]
@@ -224,5 +243,4 @@ def validate(args) -> dict:
         raise UsageError(f"--n-envs must be at least 1, not {n_envs}")
     if args.n_steps < 2:
         raise UsageError("--n-steps must be at least 2")
-    return {"dragon": d, "n_envs": n_envs, "out": out, "eval_opponents": eval_opps, "resume_from": resume_from,
-            "batched": batched}
+    return batched, n_envs
