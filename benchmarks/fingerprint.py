@@ -3,14 +3,15 @@
 A refactor that must not change behaviour (the agents, the game loops, the evaluations) is checked
 by writing the fingerprint before and comparing after::
 
-    python benchmarks/fingerprint.py --write tests/data/fingerprint.json   # before
-    python benchmarks/fingerprint.py --check tests/data/fingerprint.json   # after
+    python benchmarks/fingerprint.py --write before.json   # before
+    python benchmarks/fingerprint.py --check before.json   # after
 
 Each entry is the SHA-256 of one part's results, made only from what a user can see: the actions
 and results of seeded bot games (``agents.runner.play_game``), the search bot's value estimates,
 the tournament figures of ``evaluate.py``, the balance and luck-cap benchmarks' outputs,
 train.py's evaluation and the imitation-learning data. ``--quick`` plays fewer games (the test
-suite's check, tests/test_fingerprint.py); the full run takes a few minutes.
+suite's check, tests/test_fingerprint.py, stored in tests/data/fingerprint.json); the full run
+takes a few minutes. A file keeps one fingerprint of each kind.
 """
 
 from __future__ import annotations
@@ -137,6 +138,11 @@ def fingerprint(quick: bool) -> dict:
     return fp
 
 
+def _fail(msg: str) -> int:
+    print(f"fingerprint.py: {msg}", file=sys.stderr)
+    return 2
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     what = p.add_mutually_exclusive_group(required=True)
@@ -145,6 +151,20 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="fewer games (the test suite's check)")
     a = p.parse_args(argv)
     key = "quick" if a.quick else "full"
+    want = None
+    if a.check:  # before minutes of games: a file to compare with that has this kind of fingerprint
+        try:
+            with open(a.check) as f:
+                want = json.load(f)[key]
+            if not isinstance(want, dict):
+                raise TypeError
+        except OSError as e:
+            return _fail(f"cannot read {a.check}: {e.strerror or e}")
+        except (ValueError, TypeError):
+            return _fail(f"{a.check} is not a fingerprint file (JSON written by --write)")
+        except KeyError:
+            other = "--quick " if key == "full" else "without --quick "
+            return _fail(f"{a.check} has no {key} fingerprint: check {other}or write one with --write")
     fp = fingerprint(a.quick)
     if a.write:
         stored = {}
@@ -157,8 +177,6 @@ def main(argv=None) -> int:
             f.write("\n")
         print(f"wrote the {key} fingerprint ({len(fp)} parts) to {a.write}")
         return 0
-    with open(a.check) as f:
-        want = json.load(f)[key]
     bad = sorted(k for k in set(want) | set(fp) if want.get(k) != fp.get(k))
     for k in bad:
         print(f"differs: {k}")

@@ -26,3 +26,24 @@ def test_behaviour_matches_the_stored_fingerprint():
     got = fingerprint.fingerprint(quick=True)
     assert sorted(k for k in want if want[k] != got.get(k)) == []
     assert set(got) == set(want)
+
+
+@pytest.mark.parametrize("content, quick, says", [
+    (None, False, "has no full fingerprint: check --quick or write one"),
+    ('{"full": {}}', True, "has no quick fingerprint: check without --quick or write one"),
+    ("[1, 2]", True, "is not a fingerprint file"),
+    ('{"quick": 3}', True, "is not a fingerprint file"),
+    ("{", True, "is not a fingerprint file"),
+])
+def test_check_refuses_a_file_without_that_fingerprint_before_playing(tmp_path, monkeypatch, capsys,
+                                                                      content, quick, says):
+    monkeypatch.setattr(fingerprint, "fingerprint", lambda quick: pytest.fail("played before the check"))
+    path = os.path.join(HERE, "data", "fingerprint.json")  # the stored file holds only the quick one
+    if content is not None:
+        path = tmp_path / "fp.json"
+        path.write_text(content)
+    assert fingerprint.main(["--check", str(path)] + ["--quick"] * quick) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fingerprint.py: ") and says in err and "Traceback" not in err
+    assert fingerprint.main(["--check", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
