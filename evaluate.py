@@ -80,7 +80,7 @@ the games start, then at every tenth of them and at least once a minute, with th
 games finished so far, marked as interrupted; its ``--json``, ``--csv`` and ``--plot`` files get
 ``.partial`` before their extension (``r.partial.json``), then ``evaluate.py: interrupted`` and
 exit code 130. A second interrupt ends it at once; every output file is written whole or not at
-all (:func:`evaluation.report.replaced`), so it can leave no torn file.
+all (:func:`havok_env.files.replaced`), so it can leave no torn file.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ import numpy as np
 
 from havok_env.constants import PLAYER_COUNTS, is_player_count
 from havok_env.engine import ActionLayout
+from havok_env.files import replaced
 from havok_env.observe import Observer
 from havok_env.version import ENV_VERSION
 
@@ -293,15 +294,14 @@ def save_model(base: str, tensors: dict, record: dict) -> None:
     got = {k: tuple(np.shape(v)) for k, v in tensors.items()}
     if got != want:
         raise ValueError(f"the tensors do not match the record's network: {sorted(set(got) ^ set(want))}")
-    os.makedirs(os.path.dirname(base) or ".", exist_ok=True)
-    tmp = f"{base}.tmp{os.getpid()}"
-    with open(tmp + ".safetensors", "wb") as f:  # (save_file would make it private: mode 600)
-        f.write(to_bytes({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}))
-    with open(tmp + ".json", "w") as f:
-        json.dump(record, f, indent=2)
-        f.write("\n")
-    os.replace(tmp + ".safetensors", base + ".safetensors")
-    os.replace(tmp + ".json", base + ".json")
+    # Both are written before either is moved into place, and the record is moved last: a model
+    # is there for its loaders once its record is (read_record reads it first), so a first save
+    # stopped between the two moves leaves no model rather than a record without its weights.
+    with replaced(base + ".json") as rec:
+        json.dump(record, rec, indent=2)
+        rec.write("\n")
+        with replaced(base + ".safetensors", "wb") as f:  # (save_file would make it private: mode 600)
+            f.write(to_bytes({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}))
 
 
 # -- the agent ----------------------------------------------------------------------------------------

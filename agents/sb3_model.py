@@ -14,6 +14,8 @@ import os
 
 import numpy as np
 
+from havok_env.files import replaced
+
 from .base import AgentSpecError
 from .policy import FORMAT, META_KEYS, expected_tensors, load_model, read_weights, save_model
 
@@ -141,10 +143,8 @@ def save(model, base: str, rec: dict, optimizer: bool = False) -> None:
         if os.path.exists(opt_path):
             os.remove(opt_path)
         return
-    tmp = f"{opt_path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
+    with replaced(opt_path, "wb") as f:
         f.write(to_bytes(out))
-    os.replace(tmp, opt_path)
 
 
 def check_hyperparameters(rec: dict, where: str) -> dict:

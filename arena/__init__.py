@@ -25,6 +25,7 @@ import secrets
 import sys
 
 from havok_env.constants import PLAYER_COUNTS, is_player_count
+from havok_env.files import replaced
 
 DEFAULT_DB = "sqlite:///results/arena.db"
 SERVER_NEEDS = {"fastapi": "the arena server", "uvicorn": "the arena server",
@@ -245,8 +246,7 @@ def ledger_summary(url: str, json_path: str | None = None, out=None) -> int:
     out.write(format_summary(s, shown_url(url)) + "\n")
     if json_path:
         import json
-        os.makedirs(os.path.dirname(json_path) or ".", exist_ok=True)
-        with open(json_path, "w") as f:
+        with replaced(json_path) as f:
             json.dump(s, f, indent=1)
             f.write("\n")
     return 0

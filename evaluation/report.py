@@ -15,8 +15,8 @@ import json
 import math
 import os
 from collections import Counter, defaultdict
-from contextlib import contextmanager
 
+from havok_env.files import replaced
 from training.stats import mean_ci, wilson
 
 from .results import rating_row, ratings, reward, score_stats, score_text
@@ -407,28 +407,3 @@ def head_to_head_figure(rep: dict):
     fig.suptitle(f"Head-to-head win rate\n({c['players']} players, {c['games']} games)", fontsize=10)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     return fig
-
-
-@contextmanager
-def replaced(path: str, mode: str = "w", **open_args):
-    """A file to write ``path`` whole or not at all: written beside it, synced, then moved over it.
-    An interrupt or a crash during the write (a second Ctrl-C while an interrupted tournament
-    writes its ``.partial`` files) leaves the earlier file, or none, never a torn one."""
-    _ensure_dir(path)
-    tmp = f"{path}.tmp{os.getpid()}"  # open's mode, not mkstemp's 600: the file others read
-    try:
-        with open(tmp, mode, **open_args) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-
-
-def _ensure_dir(path: str) -> None:
-    folder = os.path.dirname(path)
-    if folder:
-        os.makedirs(folder, exist_ok=True)

@@ -1,4 +1,5 @@
-"""Shared fixtures: ``db_url``, the arena's database, once on SQLite and once on PostgreSQL.
+"""Shared fixtures: ``torn_json``, a write stopped halfway; ``db_url``, the arena's database, once
+on SQLite and once on PostgreSQL.
 
 PostgreSQL is the server ``ARENA_POSTGRES_URL`` names (each test gets a database of its own on
 it), or else a throwaway server this session starts from the PostgreSQL binaries it finds
@@ -20,6 +21,21 @@ import tempfile
 import pytest
 
 _names = itertools.count()
+
+
+@pytest.fixture
+def torn_json(monkeypatch):
+    """Call it, and json.dump writes half its text, then stops as a second Ctrl-C would: for the
+    tests that a file is written whole or not at all (``monkeypatch.undo()`` ends it)."""
+    import json
+    real = json.dumps
+
+    def torn(obj, f, **kw):
+        text = real(obj, **kw)
+        f.write(text[:len(text) // 2])
+        raise KeyboardInterrupt
+
+    return lambda: monkeypatch.setattr(json, "dump", torn)
 
 
 def _free_port() -> int:

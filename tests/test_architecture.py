@@ -101,8 +101,9 @@ def relative_imports(path):
 
 
 # havok_env's engine layer, bottom first (docs/architecture.md, "The layers"): each imports only
-# modules before it; the snapshot reader is handed the way to make games by Game.from_snapshot
-ENGINE_LAYER = ("constants", "decisions", "version", "cards", "state", "snapshot", "engine")
+# modules before it; the snapshot reader is handed the way to make games by Game.from_snapshot.
+# files.py (writing a file whole) imports none: every layer above uses it
+ENGINE_LAYER = ("files", "constants", "decisions", "version", "cards", "state", "snapshot", "engine")
 
 
 def test_the_engine_layer_imports_one_way():

@@ -373,6 +373,26 @@ def test_evaluate_summarises_an_arena_database(arena, tmp_path, capsys):
     assert sum(b["human_games"] for b in data["bots"]) == 2
 
 
+def test_the_summary_json_is_written_whole_or_not_at_all(arena, tmp_path, monkeypatch, torn_json):
+    import io
+
+    from arena import ledger_summary
+    folder = tmp_path / "out"
+    path = folder / "s.json"
+    assert ledger_summary(arena.store.url, str(path), out=io.StringIO()) == 0
+    whole = path.read_bytes()
+    with client(arena) as c:  # a finished game: the next summary differs
+        h = join(c, "ann")
+        play(c, h, c.post("/api/games", headers=h).json(), random.Random(3))
+    torn_json()
+    with pytest.raises(KeyboardInterrupt):
+        ledger_summary(arena.store.url, str(path), out=io.StringIO())
+    assert path.read_bytes() == whole and [p.name for p in folder.iterdir()] == ["s.json"]
+    monkeypatch.undo()
+    assert ledger_summary(arena.store.url, str(path), out=io.StringIO()) == 0
+    assert path.read_bytes() != whole and json.loads(path.read_text())
+
+
 def test_the_arena_imports_only_what_the_ledger_checker_accepts(tmp_path):
     """One checker: a line evaluate.py --ledger refuses is refused by the arena's import too."""
     from agents import make_agent

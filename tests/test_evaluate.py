@@ -211,7 +211,8 @@ def test_outputs_are_written_whole_or_not_at_all(tmp_path, monkeypatch, write, n
     os.umask(umask)
     assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask  # readable as any file, not private
     later = _tour(games=8)
-    monkeypatch.setattr(evaluation.report, "open", lambda *a, **k: _Torn(open(*a, **k)), raising=False)
+    import havok_env.files
+    monkeypatch.setattr(havok_env.files, "open", lambda *a, **k: _Torn(open(*a, **k)), raising=False)
     with pytest.raises(KeyboardInterrupt):
         getattr(evaluation.report, write)(later, str(path))
     # interrupted in the middle of the write: the earlier file is untouched, and nothing is left beside it

@@ -374,3 +374,21 @@ def test_the_package_ships_the_pretrained_folder(tmp_path):
 def test_a_zip_that_is_no_model_is_named_so(tmp_path):
     (tmp_path / "notes.zip").write_text("not a zip at all")
     assert "is not a model" in one_line_error(make_agent, str(tmp_path / "notes.zip"))
+
+
+def test_a_model_is_saved_whole_or_not_at_all_record_last(tmp_path, monkeypatch, torn_json):
+    base = write_model(tmp_path / "m", seed=1)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    rec = record()
+    torn_json()  # the record's write stops halfway
+    with pytest.raises(KeyboardInterrupt):
+        policy.save_model(base, weights(rec, seed=2), rec)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # both untouched, nothing beside
+    monkeypatch.undo()
+    moved = []
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (moved.append(os.path.basename(b)), real_replace(a, b)))
+    policy.save_model(base, weights(rec, seed=2), rec)
+    assert moved == ["m.safetensors", "m.json"]  # the record last: a model is there once its record is
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert after.keys() == before.keys() and after["m.safetensors"] != before["m.safetensors"]

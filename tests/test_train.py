@@ -239,6 +239,59 @@ def _copy_model(src, dst, exts=(".safetensors", ".json", ".last.safetensors", ".
         shutil.copy(src + ext, dst + ext)
 
 
+def _files(folder) -> dict:
+    return {name: open(os.path.join(folder, name), "rb").read() for name in sorted(os.listdir(folder))}
+
+
+def test_the_run_record_is_written_whole_or_not_at_all(tiny_model, tmp_path, monkeypatch, torn_json):
+    from training.run import Run
+    out = str(tmp_path / "fire")
+    _copy_model(tiny_model, out)
+    run = Run(train.build_parser().parse_args(["--opponents", "random", "--n-envs", "1", "--resume",
+                                               "--out", out, "--logdir", "", "--quiet"]))
+    try:
+        before = _files(tmp_path)
+        torn_json()
+        with pytest.raises(KeyboardInterrupt):
+            run.write_record([], None)
+        assert _files(tmp_path) == before
+        monkeypatch.undo()
+        run.write_record([], None)
+        after = _files(tmp_path)
+        assert after.keys() == before.keys() and after["fire.json"] != before["fire.json"]
+    finally:
+        run.venv.close()
+
+
+def test_the_optimizer_state_is_written_whole_or_not_at_all(tiny_model, tmp_path, monkeypatch):
+    import safetensors.numpy
+
+    from agents import sb3_model
+    from havok_env.wrappers import SingleAgentEnv
+    model, rec, _ = sb3_model.rebuild(tiny_model + ".last", SingleAgentEnv("fire", 2))
+    base = str(tmp_path / "fire")
+    sb3_model.save(model, base, rec, optimizer=True)
+    before = _files(tmp_path)
+    model.learn(64)  # a new optimizer state
+    real, calls = safetensors.numpy.save, []
+
+    def fails_second(*a, **k):  # the weights are written, then the optimizer's state stops
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(safetensors.numpy, "save", fails_second)
+    with pytest.raises(KeyboardInterrupt):
+        sb3_model.save(model, base, rec, optimizer=True)
+    after = _files(tmp_path)
+    assert after.keys() == before.keys()  # nothing left beside them
+    assert after["fire.optimizer.safetensors"] == before["fire.optimizer.safetensors"]
+    monkeypatch.undo()
+    sb3_model.save(model, base, rec, optimizer=True)
+    assert _files(tmp_path)["fire.optimizer.safetensors"] != before["fire.optimizer.safetensors"]
+
+
 def test_resume_continues_training(tiny_model, tmp_path):
     out = str(tmp_path / "fire")
     _copy_model(tiny_model, out)

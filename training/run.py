@@ -13,6 +13,7 @@ import platform
 import time
 from functools import partial
 
+from havok_env.files import replaced
 from havok_env.version import ENV_VERSION
 
 from .settings import DEFAULTS, prev_record, say, validate
@@ -399,10 +400,8 @@ class Run:
             "evaluation_opponents": self.cfg["eval_opponents"], "curve": self.curve,
             "final_evaluation": final,
         }
-        tmp = self.out + ".json.tmp"
-        with open(tmp, "w") as f:
+        with replaced(self.out + ".json") as f:
             json.dump(record, f, indent=2)
-        os.replace(tmp, self.out + ".json")
         return record
 
     # -- the whole run -------------------------------------------------------------------------
