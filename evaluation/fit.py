@@ -44,6 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
+from havok_env.files import replaced
+
 from .chance import trace
 from .value import DATA, FEATURES_VERSION, MAX_SEATS, ModelFileError, ValueModel, features, layout
 
@@ -438,9 +440,8 @@ def merge(datas) -> dict:
 def _collect_part(job):
     plan, path = job
     data = collect_ahead(plan, log=lambda m: print(f"[{path}] {m}", flush=True))
-    tmp = path + ".tmp.npz"  # whole or not at all: a stopped run leaves no half a file
-    np.savez(tmp, **data)
-    Path(tmp).replace(path)
+    with replaced(path, "wb") as f:  # whole or not at all: a stopped run leaves no half a file
+        np.savez(f, **data)
     return path
 
 

@@ -28,6 +28,7 @@ import numpy as np
 from havok_env import _core
 from havok_env.cards import default_cards
 from havok_env.engine import tables
+from havok_env.files import replaced
 from havok_env.state import GameState
 
 DATA = Path(__file__).parent / "data"
@@ -181,9 +182,8 @@ class ValueModel:
             tensors[f"w{i}"], tensors[f"b{i}"] = np.ascontiguousarray(w), np.ascontiguousarray(b)
         for dst, data in ((file, to_bytes(tensors)),
                           (file.with_suffix(".json"), (json.dumps(self.meta, indent=2) + "\n").encode())):
-            tmp = dst.with_name(dst.name + ".tmp")
-            tmp.write_bytes(data)
-            tmp.replace(dst)
+            with replaced(str(dst), "wb") as f:
+                f.write(data)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Values (float32) for rows of features, in [-1, 1]: each row's the same whatever the

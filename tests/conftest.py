@@ -1,5 +1,5 @@
-"""Shared fixtures: ``torn_json``, a write stopped halfway; ``db_url``, the arena's database, once
-on SQLite and once on PostgreSQL.
+"""Shared fixtures: ``torn_json`` and ``torn_writes``, writes stopped halfway; ``db_url``, the
+arena's database, once on SQLite and once on PostgreSQL.
 
 PostgreSQL is the server ``ARENA_POSTGRES_URL`` names (each test gets a database of its own on
 it), or else a throwaway server this session starts from the PostgreSQL binaries it finds
@@ -36,6 +36,45 @@ def torn_json(monkeypatch):
         raise KeyboardInterrupt
 
     return lambda: monkeypatch.setattr(json, "dump", torn)
+
+
+class _Torn:
+    """A file whose first write stops halfway, as a second Ctrl-C in the middle of writing would."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def write(self, data):
+        self._f.write(data[:len(data) // 2])
+        self._f.flush()
+        raise KeyboardInterrupt
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
+@pytest.fixture
+def torn_writes(monkeypatch):
+    """Call it, and every file opened for writing (``open``, ``io.open``, so ``Path.write_bytes``)
+    stops halfway through its first write (``monkeypatch.undo()`` ends it)."""
+    import builtins
+    import io
+    real = io.open
+
+    def torn_open(file, mode="r", *a, **k):
+        f = real(file, mode, *a, **k)
+        return _Torn(f) if any(c in mode for c in "wax+") else f
+
+    def start():
+        monkeypatch.setattr(builtins, "open", torn_open)
+        monkeypatch.setattr(io, "open", torn_open)
+    return start
 
 
 def _free_port() -> int:

@@ -177,30 +177,9 @@ def test_cli_writes_table_json_csv_and_plot(tmp_path, capsys):
     assert p.stat().st_size > 1000 and p.read_bytes()[:4] == b"\x89PNG"
 
 
-class _Torn:
-    """A file whose first write stops halfway, as a second Ctrl-C in the middle of writing would."""
-
-    def __init__(self, f):
-        self._f = f
-
-    def write(self, data):
-        self._f.write(data[:len(data) // 2])
-        self._f.flush()
-        raise KeyboardInterrupt
-
-    def __getattr__(self, name):
-        return getattr(self._f, name)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self._f.close()
-
-
 @pytest.mark.parametrize("write, name", [("write_json", "r.partial.json"), ("write_csv", "r.partial.csv"),
                                          ("plot_head_to_head", "h2h.partial.png")])
-def test_outputs_are_written_whole_or_not_at_all(tmp_path, monkeypatch, write, name):
+def test_outputs_are_written_whole_or_not_at_all(tmp_path, monkeypatch, torn_writes, write, name):
     pytest.importorskip("matplotlib")
     import os
     import stat
@@ -211,8 +190,7 @@ def test_outputs_are_written_whole_or_not_at_all(tmp_path, monkeypatch, write, n
     os.umask(umask)
     assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask  # readable as any file, not private
     later = _tour(games=8)
-    import havok_env.files
-    monkeypatch.setattr(havok_env.files, "open", lambda *a, **k: _Torn(open(*a, **k)), raising=False)
+    torn_writes()
     with pytest.raises(KeyboardInterrupt):
         getattr(evaluation.report, write)(later, str(path))
     # interrupted in the middle of the write: the earlier file is untouched, and nothing is left beside it

@@ -131,3 +131,27 @@ def test_the_shipped_network_says_both_stages_and_keeps_benchmarks_off_their_see
     assert meta["games"] == first["games"] + second["games"]
     assert second["command"].startswith("python -m evaluation.fit --ahead ")
     assert meta["layers"][:-1] == [int(w.shape[1]) for w, _ in luck.default_model().layers[:-1]]
+
+
+def test_a_cache_file_of_the_second_stage_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    path = str(tmp_path / "games0-2.npz")
+    monkeypatch.setattr(fit, "collect_ahead", lambda plan, log: {"x": np.arange(len(plan))})
+    fit._collect_part(([1, 2], path))
+    whole = (tmp_path / "games0-2.npz").read_bytes()
+
+    def torn(file, **arrays):  # stops after the archive's first bytes, as a stopped run would
+        f = open(file, "wb") if isinstance(file, str) else file
+        f.write(whole[:len(whole) // 2])
+        f.flush()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez", torn)
+    with pytest.raises(KeyboardInterrupt):
+        fit._collect_part(([1, 2, 3], path))
+    assert (tmp_path / "games0-2.npz").read_bytes() == whole
+    assert [p.name for p in tmp_path.iterdir()] == ["games0-2.npz"]
+    monkeypatch.undo()
+    monkeypatch.setattr(fit, "collect_ahead", lambda plan, log: {"x": np.arange(len(plan))})
+    fit._collect_part(([1, 2, 3], path))
+    with np.load(path) as z:
+        assert list(z["x"]) == [0, 1, 2]

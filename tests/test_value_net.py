@@ -141,6 +141,23 @@ def test_a_model_file_missing_a_tensor_or_with_one_too_many_names_it(tmp_path):
         ValueModel.load(tmp_path / "v.safetensors")
 
 
+def test_a_model_is_saved_whole_or_not_at_all(tmp_path, monkeypatch, torn_writes):
+    import os
+
+    m = ValueModel([(w.copy(), b.copy()) for w, b in MODEL.layers], dict(MODEL.meta))
+    m.save(tmp_path / "v.safetensors")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    m.layers = [(w * 2, b) for w, b in m.layers]
+    torn_writes()  # the weights' write stops halfway
+    with pytest.raises(KeyboardInterrupt):
+        m.save(tmp_path / "v.safetensors")
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # nothing beside them
+    m.save(tmp_path / "v.safetensors")
+    assert sorted(os.listdir(tmp_path)) == sorted(before)
+    assert ValueModel.load(tmp_path / "v.safetensors").layers[0][0][0, 0] == 2 * MODEL.layers[0][0][0, 0]
+
+
 def test_rows_of_the_wrong_width_are_refused():
     with pytest.raises(ValueError, match=f"rows of {layout().size} features, not 10"):
         MODEL.predict(np.zeros((2, 10), np.float32))
