@@ -13,7 +13,8 @@ def replaced(path: str, mode: str = "w", **open_args):
     """A file to write ``path`` whole or not at all: written beside it, synced, then moved over it.
     An interrupt or a crash during the write (a second Ctrl-C while an interrupted tournament
     writes its ``.partial`` files, a training run stopped while it saves) leaves the earlier file,
-    or none, never a torn one, and no temporary file beside it. Makes the folder if need be."""
+    or none, never a torn one; a process killed outright (SIGKILL) may leave its ``PATH.tmpPID``
+    beside it, which nothing reads. Makes the folder if need be."""
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
