@@ -189,15 +189,16 @@ class _Rerun:
     that memory, and each rerun starts from a copy of it: the reruns follow the played bot's policy
     at that point, with other draws."""
 
-    def __init__(self, spec: str, seat: int, num_players: int, seed, reruns: int):
+    def __init__(self, bot, seat: int, num_players: int, seed, reruns: int):
         from agents.heuristic import HeuristicAgent
 
-        self.spec, self.num_players, self.seed, self.reruns = spec, num_players, seed, reruns
+        # one search bot (``make_agent`` of the seat's spec) for every rerun: each resets it with
+        # its own seed, so a guided search's network is loaded once, not at every rerun
+        self.bot, self.num_players, self.seed, self.reruns = bot, num_players, seed, reruns
         self.memory = HeuristicAgent()
         self.memory.reset(seat, num_players)
 
     def __call__(self, game, seat: int, index: int) -> list[int]:
-        from agents import make_agent
         from havok_env.observe import Observer
         from havok_env.view import SeatView
 
@@ -208,8 +209,8 @@ class _Rerun:
             out = []
             # a guided search's baseline is its policy's choice, which reads the observation
             obs, mask = Observer(game.cards).observe(game, seat)
+            bot = self.bot
             for k in range(self.reruns):
-                bot = make_agent(self.spec)
                 bot.reset(seat, self.num_players, seed=rerun_seed(self.seed, index, k))
                 bot.heuristic._bot = copy.deepcopy(self.memory._bot)
                 out.append(int(bot.act(obs, mask, view)))
@@ -235,10 +236,10 @@ def resamplers(policies, num_players: int, seed, reruns: int) -> dict:
         if spec is None or spec.partition(":")[0] not in RERUN:
             continue
         try:
-            make_agent(spec)
+            bot = make_agent(spec)
         except AgentSpecError:
             continue
-        out[seat] = _Rerun(spec, seat, num_players, seed, reruns)
+        out[seat] = _Rerun(bot, seat, num_players, seed, reruns)
     return out
 
 
