@@ -16,6 +16,7 @@ from functools import partial
 from havok_env.files import replaced
 from havok_env.version import ENV_VERSION
 
+from .progress import Progress
 from .settings import DEFAULTS, prev_record, say, validate
 from .winrate import evaluate, fmt_eval, selection_score
 
@@ -205,7 +206,6 @@ class Run:
     def progress(self, games: int, desc: str):
         """A stage's games, reported in the run's log at each tenth with the time left (none with
         --quiet): a stage of games between the log's own lines, so lines rather than a bar."""
-        from .progress import Progress
         return Progress(games, desc=desc, say=lambda m: say(self.args, m))
 
     # -- the imitation stages ------------------------------------------------------------------
