@@ -29,14 +29,40 @@ HEURISTIC_PICKS = frozenset({"steal_pick", "break_pick", "trade_take", "trade_gi
                              "raid_pick", "tribute_pick", "salvage_pick", "swap_pick"})
 
 
+def _options(arg: str, spec: str) -> tuple[str, set, str | None]:
+    """A search spec's argument split into its budget, its options (``heuristic-picks``,
+    ``value``) and its guide's model spec (the rest after ``guide=``, which may hold colons)."""
+    budget, _, rest = arg.partition(":")
+    options, guide = set(), None
+    while rest:
+        if rest.startswith("guide="):
+            guide = rest[len("guide="):]
+            break
+        option, _, rest = rest.partition(":")
+        if option not in SEARCH_OPTIONS or option in options:
+            raise AgentSpecError(f"agent spec {spec!r}: {'unknown' if option not in options else 'repeated'} "
+                                 f"search option {option!r}; the options are {', '.join(SEARCH_OPTIONS)} "
+                                 "and guide=MODEL (last)")
+        options.add(option)
+    return budget, options, guide
+
+
+SEARCH_OPTIONS = ("heuristic-picks", "value")
+
+
 def guided_spec(spec: str, model: str) -> str | None:
     """The spec of search ``spec`` guided by ``model`` (``search:80:heuristic-picks`` ->
     ``search:80:heuristic-picks:guide=MODEL``); None if ``spec`` is not a search without a guide."""
     name, _, arg = str(spec).strip().partition(":")
-    budget, _, option = arg.partition(":")
-    if name != "search" or option not in ("", "heuristic-picks"):
+    if name != "search":
         return None
-    return f"search:{budget}:{option + ':' if option else ''}guide={model}"
+    try:
+        budget, options, guide = _options(arg, spec)
+    except AgentSpecError:
+        return None
+    if guide is not None:
+        return None
+    return ":".join(["search", budget, *[o for o in SEARCH_OPTIONS if o in options], f"guide={model}"])
 
 
 class SearchAgent(Agent):
@@ -65,6 +91,12 @@ class SearchAgent(Agent):
     forward pass of the network per decision; it plays the dragon and table the policy was trained
     for (its ``meta``). With ``heuristic_picks`` too, the picks are the policy's, unsearched.
 
+    ``value``, a value network (:class:`agents.value.ValueModel`; spec ``search:BUDGET:value``, the
+    shipped one, fitted on bot games), scores a rollout that stops unfinished: its estimate of the
+    seat's final reward from the rollout's last state (the world's, so nothing the seat has not
+    seen but what the world sampled), in place of the margin / 8. It costs a forward pass per
+    unfinished rollout, about a fifth more time per decision at the same budget (docs/TRAINING.md).
+
     ``simulations`` is the budget: ``simulations * ROLLOUT_COST``
     simulated decisions per decision (a rollout costs the decisions it plays plus ``WORLD_COST``),
     at least one world and at most ``MAX_ROLLOUTS * simulations`` rollouts. Counting work rather
@@ -81,28 +113,29 @@ class SearchAgent(Agent):
     """
 
     name = "search"
-    SPEC_FORMS = ("search", "search:BUDGET", "search:BUDGET:heuristic-picks", "search:BUDGET:guide=MODEL")
-    # (search:BUDGET:heuristic-picks:guide=MODEL takes both: the picks are the policy's)
+    SPEC_FORMS = ("search", "search:BUDGET", "search:BUDGET:heuristic-picks", "search:BUDGET:value",
+                  "search:BUDGET:guide=MODEL")
+    # options combine, in that order: search:BUDGET:heuristic-picks:value:guide=MODEL
 
     @classmethod
     def from_spec(cls, spec: str, arg: str, **kwargs) -> "SearchAgent":
-        """``search``, ``search:BUDGET``, ``search:BUDGET:heuristic-picks``,
-        ``search:BUDGET:guide=MODEL`` or ``search:BUDGET:heuristic-picks:guide=MODEL`` (an empty
-        BUDGET is the default one)."""
-        arg, _, option = arg.partition(":")
-        guide, picks = None, option == "heuristic-picks" or option.startswith("heuristic-picks:guide=")
-        if picks:
-            option = option[len("heuristic-picks:"):]
-        if option.startswith("guide="):
+        """``search``, ``search:BUDGET`` (an empty BUDGET is the default one), then any of the
+        options ``heuristic-picks`` and ``value``, then ``guide=MODEL``, each after a colon, in
+        that order: ``search:BUDGET:heuristic-picks:value:guide=MODEL`` takes all three."""
+        arg, options, model = _options(arg, spec)
+        guide = value = None
+        if model is not None:
             from .policy import PolicyAgent, is_model_spec
-            model = option[len("guide="):]
             if not is_model_spec(model):
                 raise AgentSpecError(f"agent spec {spec!r}: the guide must be a trained model "
                                      "(pretrained:NAME or a saved model's path)")
-            guide, option = PolicyAgent.load(model), ""
-        if option:
-            raise AgentSpecError(f"agent spec {spec!r}: unknown search option {option!r}; "
-                                 "use heuristic-picks, guide=MODEL or heuristic-picks:guide=MODEL")
+            guide = PolicyAgent.load(model)
+        if "value" in options:
+            from .value import ModelFileError, ValueModel
+            try:
+                value = ValueModel.load()
+            except ModelFileError as e:
+                raise AgentSpecError(f"agent spec {spec!r}: {e}") from None
         budget = None
         if arg:
             try:
@@ -111,12 +144,13 @@ class SearchAgent(Agent):
                 raise AgentSpecError(f"agent spec {spec!r}: the search budget must be an integer") from None
             if budget < 1:
                 raise AgentSpecError(f"agent spec {spec!r}: the search budget must be at least 1")
-        return cls(simulations=budget, heuristic_picks=picks, guide=guide)
+        return cls(simulations=budget, heuristic_picks="heuristic-picks" in options, guide=guide, value=value)
 
     def __init__(self, simulations: int | None = None, seed: int | None = None, time_limit: float | None = None,
                  margin_weight: float = 0.02, prior: float = 0.02, z: float = 1.0,
                  max_turns: int | None = 4, race_after: int = 8, z_drop: float = 2.0,
-                 rollout_opponents: str = "heuristic", heuristic_picks: bool = False, guide=None):
+                 rollout_opponents: str = "heuristic", heuristic_picks: bool = False, guide=None,
+                 value=None):
         if simulations is not None and simulations < 1:
             raise ValueError("simulations must be at least 1")
         if rollout_opponents not in ("heuristic", "random"):
@@ -136,6 +170,8 @@ class SearchAgent(Agent):
         self.seat = 0
         self.heuristic = HeuristicAgent()
         self.guide = guide
+        self.value = value
+        self._leaf = None if value is None else value.leaf
         if guide is not None:  # it plays where its policy was trained to (evaluation.schedule)
             self.name, self.meta = f"search+{guide.name}", guide.meta
         self.stats = {"decisions": 0, "rollouts": 0}
@@ -178,7 +214,7 @@ class SearchAgent(Agent):
             while worlds == 0 or spent < work and used + len(active) <= MAX_ROLLOUTS * self.budget:
                 world = view.determinize(rng)
                 outcomes, steps = rollouts(world, active, self.seat, self.max_turns, self.margin_weight,
-                                           random_players)
+                                           random_players, self._leaf)
                 for a, v in zip(active, outcomes):
                     values[a].append(v)
                 spent += WORLD_COST * len(active) + sum(steps)
@@ -269,5 +305,5 @@ class SearchAgent(Agent):
         seat (or random players, drawing from this bot's generator, in the others' seats, per
         ``rollout_opponents``); the outcome for this seat."""
         rng = self.rng if self.rollout_opponents == "random" else None
-        value, _ = rollout(g, self.seat, self.max_turns, self.margin_weight, rng)
+        value, _ = rollout(g, self.seat, self.max_turns, self.margin_weight, rng, self._leaf)
         return value

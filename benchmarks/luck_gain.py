@@ -61,7 +61,7 @@ from balance import dragon_orders  # noqa: E402
 from agents import AgentSpecError, make_agent  # noqa: E402
 from agents.runner import play_game  # noqa: E402
 from evaluation import luck  # noqa: E402
-from evaluation.value import ModelFileError, ValueModel  # noqa: E402
+from agents.value import ModelFileError, ValueModel  # noqa: E402
 from havok_env.cards import default_cards  # noqa: E402
 from training.progress import Progress  # noqa: E402
 from training.stats import Z95  # noqa: E402

@@ -14,7 +14,7 @@ luck-corrected scores (AIVAT), which need fewer games for the same certainty.
   :func:`evaluation.luck.corrected_batch` does many games, :func:`evaluation.luck.analyse` gives
   the correction of every event (and, with ``steps=True``, where the variance left comes from).
   :mod:`evaluation.chance` lists a replay's chance events with every outcome;
-  :mod:`evaluation.value` is the fixed value function; :mod:`evaluation.fit` fitted it.
+  :mod:`agents.value` is the fixed value function; :mod:`evaluation.fit` fitted it.
 
 The luck method, its assumptions and a worked game are in docs/luck.md. The luck modules need only
 numpy (and the engine); ``import havok_env`` never imports this package.

@@ -7,7 +7,7 @@ The first stage plays bot games of every player count (a fixed mix of heuristic 
 seats rotated) whose seeds lie in ``[FIT_SEEDS, FIT_SEEDS + games)``, which no benchmark or test
 evaluates on, and replays each with :func:`evaluation.chance.trace` to list every state on the way
 where the value is taken (after each chance event, at each decision, where each position stands),
-labelled with the final rewards. A small network (:class:`evaluation.value.ValueModel`) is fitted
+labelled with the final rewards. A small network (:class:`agents.value.ValueModel`) is fitted
 to them by least squares, first on the final reward itself, then ``--rounds`` times on λ-returns
 (targets that mix the final reward with the network's own values further along the same game,
 ``--lam`` from 0 to 1). One game in ten is held out: of the passes on the final reward, the one
@@ -47,7 +47,7 @@ import numpy as np
 from havok_env.files import replaced
 
 from .chance import trace
-from .value import DATA, FEATURES_VERSION, MAX_SEATS, ModelFileError, ValueModel, features, layout
+from agents.value import DATA, FEATURES_VERSION, MAX_SEATS, ModelFileError, ValueModel, features, layout
 
 # Seeds of the games the value function is fitted on start here. Evaluations and benchmarks use
 # other seeds (benchmarks/luck_gain.py refuses these).

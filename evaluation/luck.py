@@ -9,7 +9,7 @@ expectation zero whatever happened before, so the corrected reward has the same 
 reward (an unbiased estimate of the same thing) but a smaller variance: most of the luck of the
 draw is taken out. Decisions of deterministic bots (heuristic, search, trained models: deterministic
 given their seed) need no correction; people's decisions get none. The value function is fixed
-(:class:`evaluation.value.ValueModel`, fitted on other bot games before any evaluation).
+(:class:`agents.value.ValueModel`, fitted on other bot games before any evaluation).
 
 Burch, Schmid, Moravčík, Morrill and Bowling, "AIVAT: A New Variance Reduction Technique for Agent
 Evaluation in Imperfect Information Games", AAAI 2018 (arXiv:1612.06915). See docs/luck.md.
@@ -25,7 +25,7 @@ import numpy as np
 from havok_env.constants import is_player_count
 
 from .chance import TraceError, trace
-from .value import ModelFileError, ValueModel
+from agents.value import ModelFileError, ValueModel
 
 __all__ = ["corrected_rewards", "corrected_batch", "analyse", "GameLuck", "TraceError", "default_model",
            "unavailable", "corrected_or_none"]

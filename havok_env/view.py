@@ -320,28 +320,34 @@ class SeatView:
         return g
 
 
-def rollout(world, seat: int, max_turns: int | None, margin_weight: float, rng=None) -> tuple[float, int]:
+def rollout(world, seat: int, max_turns: int | None, margin_weight: float, rng=None,
+            leaf=None) -> tuple[float, int]:
     """Play a search rollout in the core, in place: ``world`` (a game, typically a determinized
     one) is played on with the core's heuristic in every seat, or with ``rng`` (a random.Random or
     a :func:`core_random` generator) given, with uniformly random legal actions drawn from ``rng``
     (as ``rng.randrange``) in the seats but ``seat``, for ``max_turns`` turns (None: to the end).
     Returns (the outcome for ``seat``: +1 a win, 0 a draw, -1 a loss, an unfinished game its
-    margin / 8 clipped to +-1, plus ``margin_weight`` times the margin; the decisions played).
-    The GIL is released meanwhile."""
+    margin / 8 clipped to +-1, or with ``leaf`` (a value model's ``leaf``,
+    :class:`agents.value.ValueModel`) that network's value of the seat's features row, plus
+    ``margin_weight`` times the margin; the decisions played). The GIL is released meanwhile."""
     if rng is not None and rng.__class__ is not _core.Random:
         with core_random(rng, "rollout") as core:
-            return rollout(world, seat, max_turns, margin_weight, core)
-    return _core.rollout(world._core, seat, -1 if max_turns is None else max_turns, margin_weight, rng)
+            return rollout(world, seat, max_turns, margin_weight, core, leaf)
+    layout, net = (None, None) if leaf is None else leaf
+    return _core.rollout(world._core, seat, -1 if max_turns is None else max_turns, margin_weight, rng,
+                         layout, net)
 
 
 def rollouts(world, actions: list[int], seat: int, max_turns: int | None, margin_weight: float,
-             rng=None) -> tuple[list[float], list[int]]:
+             rng=None, leaf=None) -> tuple[list[float], list[int]]:
     """:func:`rollout` of each of ``actions`` in ``world``, in one call to the core: for each, in
     order, a copy of ``world`` (which is left as it is) with the action taken is played out.
     ``rng`` (a :func:`core_random` generator) draws for the random players, one rollout after
-    the other. Returns (the outcomes, the decisions each rollout played)."""
+    the other; ``leaf`` values the unfinished ones as :func:`rollout` says. Returns (the
+    outcomes, the decisions each rollout played)."""
+    layout, net = (None, None) if leaf is None else leaf
     return _core.rollouts(world._core, actions, seat, -1 if max_turns is None else max_turns,
-                          margin_weight, rng)
+                          margin_weight, rng, layout, net)
 
 
 @contextmanager

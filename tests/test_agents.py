@@ -20,7 +20,14 @@ FAST_SEARCH = 12  # simulations per decision for the search bot in tests
 
 def bots():
     return {"random": lambda: RandomAgent(), "heuristic": lambda: HeuristicAgent(),
-            "search": lambda: SearchAgent(simulations=FAST_SEARCH)}
+            "search": lambda: SearchAgent(simulations=FAST_SEARCH),
+            "search:value": lambda: SearchAgent(simulations=FAST_SEARCH, value=_value_model())}
+
+
+def _value_model():
+    from agents.value import ValueModel
+
+    return ValueModel.load()
 
 
 class Checked:
@@ -151,11 +158,11 @@ def choice(agent, game, seat, seed):
     return agent.act(obs, mask, SeatView(game, seat)), obs
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "search"])
+@pytest.mark.parametrize("name", ["random", "heuristic", "search", "search:value"])
 def test_no_peeking(name):
     """Changing what the deciding seat cannot see does not change what a bot chooses."""
     rng = random.Random(7)
-    games, per_game = (6, 2) if name == "search" else (16, 5)
+    games, per_game = (6, 2) if name.startswith("search") else (16, 5)
     tried = changed = 0
     for n in (2, 4):
         for g in positions(n, games, per_game, seed0=100 * n):
@@ -384,6 +391,56 @@ def test_search_rollouts_stop_after_max_turns_and_score_the_margin():
     assert SearchAgent().max_turns == 4
 
 
+def test_a_value_search_scores_unfinished_rollouts_with_the_value_network():
+    # search:N:value: a rollout that stops unfinished is worth the value network's estimate for the
+    # seat at its last state (its features row, nothing of the seen top counted), plus the margin
+    # term; a finished one its result, as without the option
+    from agents import AgentSpecError
+    from agents.value import ValueModel, features
+
+    model = _value_model()
+    checked = finished = 0
+    for g in positions(2, 4, 6, seed0=5):
+        me = g.to_act
+        plain, valued = SearchAgent(simulations=8, max_turns=1), SearchAgent(simulations=8, max_turns=1, value=model)
+        for bot in (plain, valued):
+            bot.reset(me, 2, 0)
+        sim, again = g.clone(), g.clone()
+        v0, v1 = plain.rollout(sim), valued.rollout(again)
+        assert sim.s.turn == again.s.turn and sim.scores() == again.scores()  # the same play
+        scores = sim.scores()
+        margin = scores[me] - scores[1 - me]
+        if sim.is_over:
+            assert v1 == v0
+            finished += 1
+            continue
+        want = model.predict(features([(sim.s, 0)], seats=[me]))[0]
+        assert v1 == pytest.approx(float(want) + 0.02 * margin, abs=1e-6)
+        assert v1 != pytest.approx(v0)
+        checked += 1
+    assert checked >= 5
+    bot = make_agent("search:20:heuristic-picks:value:guide=pretrained:fire")
+    assert bot.value is not None and bot.guide is not None and bot.heuristic_picks
+    assert make_agent("search::value").value is not None and make_agent("search").value is None
+    for spec, msg in [("search:20:value:value", "repeated search option 'value'"),
+                      ("search:20:values", "unknown search option 'values'")]:
+        with pytest.raises(AgentSpecError, match=msg):
+            make_agent(spec)
+    other = ValueModel([(np.ones((3, 1), np.float32), np.zeros(1, np.float32))], {})
+    with pytest.raises(Exception, match="does not read this layout's rows"):
+        SearchAgent(simulations=8, value=other).rollout(g.clone())
+
+
+def test_guided_spec_puts_the_guide_last():
+    from agents.search import guided_spec
+
+    assert guided_spec("search:80:heuristic-picks", "M") == "search:80:heuristic-picks:guide=M"
+    assert guided_spec("search:80:value:heuristic-picks", "M") == "search:80:heuristic-picks:value:guide=M"
+    assert guided_spec("search", "M") == "search::guide=M"
+    assert guided_spec("search::guide=X", "M") is None and guided_spec("heuristic", "M") is None
+    assert guided_spec("search::bogus", "M") is None
+
+
 def test_the_decision_hook_sees_every_decision_as_the_agent_saw_it():
     seen = []
     agents = [Checked(make_agent("heuristic")), Checked(make_agent("random"))]
@@ -431,6 +488,6 @@ def test_a_registered_bot_is_a_spec(monkeypatch):
     with pytest.raises(AgentSpecError) as e:
         make_agent("nobody")
     assert str(e.value) == ("unknown agent 'nobody'; use random, heuristic, search, search:BUDGET, "
-                            "search:BUDGET:heuristic-picks, search:BUDGET:guide=MODEL, human, rllib:CHECKPOINT, "
-                            "first, first:NOTE, "
+                            "search:BUDGET:heuristic-picks, search:BUDGET:value, search:BUDGET:guide=MODEL, human, "
+                            "rllib:CHECKPOINT, first, first:NOTE, "
                             "pretrained:NAME or the path of a saved model (.safetensors)")

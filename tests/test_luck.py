@@ -13,7 +13,7 @@ import evaluation.tournament
 from agents import make_agent
 from agents.runner import play_game
 from evaluation import chance, luck
-from evaluation.value import DATA, ModelFileError, ValueModel, features, layout
+from agents.value import DATA, ModelFileError, ValueModel, features, layout
 from havok_env.cards import default_cards
 from havok_env.engine import Game
 from havok_env.state import rng_next

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from evaluation.chance import _State
-from evaluation.value import features, layout
+from agents.value import features, layout
 from havok_env.engine import Game
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -8,7 +8,7 @@ import pytest
 from agents import make_agent
 from agents.runner import play_game
 from evaluation import fit, luck
-from evaluation.value import ValueModel
+from agents.value import ValueModel
 
 
 def record(specs, seed):
@@ -38,7 +38,7 @@ def test_the_fitting_steps_add_up_to_the_estimators_corrected_rewards(specs, see
 
 
 def test_the_batched_first_stage_labels_each_games_states_with_its_own_final_rewards():
-    from evaluation.value import layout
+    from agents.value import layout
 
     data = fit.collect(30, seed=123, keep=1.0, envs=8, log=lambda m: None)
     again = fit.collect(30, seed=123, keep=1.0, envs=8, log=lambda m: None)

@@ -363,7 +363,7 @@ def test_the_package_ships_the_pretrained_folder(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "agents/pretrained/fire.safetensors" in names and "agents/pretrained/fire.json" in names
     assert "havok_env/data/dragons.toml" in names
-    assert "evaluation/data/value.safetensors" in names and "evaluation/data/value.json" in names
+    assert "agents/data/value.safetensors" in names and "agents/data/value.json" in names
     assert any(n.startswith("havok_env/_core") for n in names)
     for package in packages:
         assert f"{package}/__init__.py" in names

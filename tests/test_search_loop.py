@@ -96,12 +96,12 @@ def test_a_search_decision_draws_what_the_per_action_loop_drew(monkeypatch):
     at a time): the same choice, estimates and generator afterwards."""
     from agents import search
 
-    def per_action(world, actions, me, max_turns, margin_weight, rng):
+    def per_action(world, actions, me, max_turns, margin_weight, rng, leaf=None):
         out = []
         for a in actions:
             g = world.clone()
             g.apply(a)
-            out.append(rollout(g, me, max_turns, margin_weight, py_rng if rng is not None else None))
+            out.append(rollout(g, me, max_turns, margin_weight, py_rng if rng is not None else None, leaf))
         return [v for v, _ in out], [s for _, s in out]
 
     class PyRandom:  # what the search draws from in the per-action loop: random.Random itself

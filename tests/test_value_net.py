@@ -12,7 +12,7 @@ from agents import make_agent
 from agents.runner import play_game
 from evaluation import luck
 from evaluation.chance import trace
-from evaluation.value import ModelFileError, ValueModel, features, layout
+from agents.value import ModelFileError, ValueModel, features, layout
 from havok_env import _core
 from training.winrate import _play_chunk
 

@@ -5,7 +5,7 @@ as the luck correction traces it, valued where each position stands and looking 
 outcome of every event: every state the tracer produces (the state after each outcome, each point
 on the game's way, the state just after each flip and draw, each decision) and, to reach every
 ``top_seen`` from 0 to 3, each decision's state again with each other count of seen cards the deck
-allows. Per game and mode the sha256 of the rows of :func:`evaluation.value.features` over those
+allows. Per game and mode the sha256 of the rows of :func:`agents.value.features` over those
 states (float32 bytes, in order), and one row in full per player count.
 
 ``python tests/value_features_golden.py > tests/data/value_features.json`` writes them (the
@@ -24,7 +24,7 @@ from agents import make_agent
 from agents.runner import play_game
 from evaluation import chance
 from evaluation.luck import lookahead
-from evaluation.value import features
+from agents.value import features
 
 # (agent specs by seat, seed, dragons)
 GAMES = [(("heuristic", "random"), 1, None), (("random", "heuristic"), 2, None),

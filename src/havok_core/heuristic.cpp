@@ -781,7 +781,8 @@ double Heuristic::judge(const SeatKnowledge& view, int what, int ref, int who, c
     return d.judge(what, ref, who, trig);
 }
 
-double rollout(Game& g, int me, int max_turns, double margin_weight, RandomDraw* random_others, int& steps) {
+double rollout(Game& g, int me, int max_turns, double margin_weight, RandomDraw* random_others, int& steps,
+               const LeafValue* leaf) {
     const int n = g.state().n;
     std::vector<Heuristic> bots(n);
     const long long stop = max_turns < 0 ? (1LL << 30) : static_cast<long long>(g.state().turn) + max_turns;
@@ -807,6 +808,8 @@ double rollout(Game& g, int me, int max_turns, double margin_weight, RandomDraw*
     if (g.is_over()) {
         const auto& winners = g.state().result.winners;
         out = contains(winners, me) ? (winners.size() == 1 ? 1.0 : 0.0) : -1.0;
+    } else if (leaf != nullptr) {
+        out = (*leaf)(g, me);
     } else {
         out = std::max(-1.0, std::min(1.0, margin / 8.0));
     }

@@ -105,6 +105,13 @@ struct RandomDraw {
     virtual ~RandomDraw() = default;
     virtual int below(int k) = 0;  // uniform in [0, k)
 };
-double rollout(Game& g, int me, int max_turns, double margin_weight, RandomDraw* random_others, int& steps);
+// A learned value of an unfinished rollout's last state for ``me``, in [-1, 1], in place of its
+// margin / 8 (search.py's ``value`` option).
+struct LeafValue {
+    virtual ~LeafValue() = default;
+    virtual double operator()(const Game& g, int me) const = 0;
+};
+double rollout(Game& g, int me, int max_turns, double margin_weight, RandomDraw* random_others, int& steps,
+               const LeafValue* leaf = nullptr);
 
 }  // namespace havok

@@ -206,7 +206,7 @@ const State& read_value_state(const PyValueLayout& L, PyObject* pair, int n, Sta
 
 using FeatureRows = nb::ndarray<nb::numpy, float, nb::ndim<2>>;
 
-// The rows of evaluation.value.features for a list of (state, top_seen) pairs of one player count:
+// The rows of agents.value.features for a list of (state, top_seen) pairs of one player count:
 // of every seat, or of ``seats`` only (distinct seats, in the order given) when they are named.
 FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vector<int>& random_seats,
                        const std::optional<std::vector<int>>& seats) {
@@ -261,7 +261,36 @@ FeatureRows value_rows(const PyValueLayout& L, nb::handle states, const std::vec
     return FeatureRows(data, {rows, size}, owner);
 }
 
+// a seat's value at a rollout's last state: its row of the features (the seen top of the Havok
+// deck not counted, no seat played by the random bot), through the network
+struct NetLeaf final : LeafValue {
+    const PyValueLayout* layout;
+    const ValueNet* net;
+    nb::object keep;  // the layout and network, alive while the leaf is
+    mutable std::vector<float> rows;
+    double operator()(const Game& g, int me) const override {
+        const State& s = g.state();
+        const size_t size = static_cast<size_t>(layout->layout.size);
+        rows.resize(static_cast<size_t>(s.n) * size);
+        value_features(*layout->cards, layout->layout, s, 0, 0u, rows.data());
+        float v;
+        net->predict(rows.data() + static_cast<size_t>(me) * size, 1, &v);
+        return v;
+    }
+};
+
 }  // namespace
+
+std::unique_ptr<LeafValue> leaf_value_from_py(nb::handle layout, nb::handle net) {
+    auto leaf = std::make_unique<NetLeaf>();
+    if (!nb::isinstance<PyValueLayout>(layout) || !nb::isinstance<ValueNet>(net))
+        bad("a leaf value is a (ValueLayout, ValueNet) pair");
+    leaf->layout = &nb::cast<const PyValueLayout&>(layout);
+    leaf->net = &nb::cast<const ValueNet&>(net);
+    if (leaf->net->inputs() != leaf->layout->layout.size) bad("the value network does not read this layout's rows");
+    leaf->keep = nb::make_tuple(layout, net);
+    return leaf;
+}
 
 void bind_value(nb::module_& m) {
     nb::class_<PyValueLayout>(m, "ValueLayout")
@@ -280,7 +309,7 @@ void bind_value(nb::module_& m) {
     m.def("value_features", &value_rows, nb::arg("layout"), nb::arg("states"), nb::arg("random_seats"),
           nb::arg("seats").none() = nb::none(),
           "The luck correction's value features of a list of (state, top_seen) pairs of one player "
-          "count: one row per seat of each state, or per seat of ``seats`` (evaluation/value.py).");
+          "count: one row per seat of each state, or per seat of ``seats`` (agents/value.py).");
 
     using NetMatrix = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
     using NetVector = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;

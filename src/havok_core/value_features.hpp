@@ -1,6 +1,6 @@
 // The luck correction's value features: one row per seat of a state, seen from that seat, written
-// straight into a caller-owned buffer (evaluation/value.py documents what they read). The
-// positions are evaluation/value.py's layout, handed over by the Python layer, so they are defined
+// straight into a caller-owned buffer (agents/value.py documents what they read). The
+// positions are agents/value.py's layout, handed over by the Python layer, so they are defined
 // and documented in one place; the encoding itself (what goes where, and its scales) is here.
 #pragma once
 #include <map>

@@ -1,4 +1,4 @@
-// The luck correction's value network (evaluation/value.py, ValueModel): ReLU hidden layers and
+// The luck correction's value network (agents/value.py, ValueModel): ReLU hidden layers and
 // one output, whose tanh is a seat's value. Its forward pass is here rather than in a BLAS so that
 // it gives the same bits on every machine, at every thread count and whatever the batch: each row
 // is valued on its own, in a fixed order of operations (value_net.cpp), and the feature rows are

@@ -1,4 +1,6 @@
-"""The value function of the luck correction: each seat's expected final reward from a state.
+"""The value function: each seat's expected final reward from a state. The luck correction
+(evaluation/luck.py) takes its expectations with it, and a search with the ``value`` option
+(agents/search.py) scores its unfinished rollouts with it.
 
 :func:`features` encodes a state as everything revealed to anyone so far, one row per seat seen
 from that seat (itself first, then the others in turn order): every hoard and what is on its way
@@ -11,7 +13,7 @@ played. The native core writes the rows (``src/havok_core/value_features.cpp``),
 this module's layout hands it, straight from the states' fields.
 
 :class:`ValueModel` is a small fixed network over those rows, shipped in
-``evaluation/data/value.safetensors`` (weights only, read with ``safetensors.numpy``: no pickle,
+``agents/data/value.safetensors`` (weights only, read with ``safetensors.numpy``: no pickle,
 no torch) with ``value.json`` saying what it was fitted on (``evaluation/fit.py``). Its forward pass runs in the
 core too (``src/havok_core/value_net.cpp``): each row on its own in a fixed order of float32
 operations, skipping zero inputs and hidden units, so a value has the same bits on every machine,
@@ -127,6 +129,8 @@ class ValueModel:
             raise ModelFileError(str(e)) from None
         self.meta = meta
         self.cards = cs or default_cards()
+        # what a search's rollouts value their last states with (havok_env.view.rollout)
+        self.leaf = (layout(self.cards).core, self.net)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> "ValueModel":
