@@ -13,7 +13,9 @@ logits and the value head is fitted to the outcomes): behaviour cloning of the h
 ``--distill-games`` games (expert iteration), learning soft targets from its value estimates
 (``--distill-temperature``). ``--guided-games`` adds a second round: the distilled network guides
 the same search (``search:N:guide=NETWORK``), whose games are imitated in turn. PPO then
-fine-tunes the network against the opponents.
+fine-tunes the network against the opponents. Last, ``--value-games`` heuristic games fit a
+value function (``training/value_fit.py``) for the agent's search: the network played with search
+(``search::value=PATH_value.safetensors:guide=PATH.safetensors``) is the run's strongest player.
 ``--from-scratch`` trains with no imitation at all: PPO against a self-play league of the
 bots and frozen snapshots of the learner (``training/league.py``), for ``--minutes`` of wall time.
 
@@ -28,7 +30,8 @@ Writes ``PATH.safetensors`` (the weights of the best model found by the periodic
 learning curve, final evaluation), a model that is an agent spec anywhere agents are named and
 loads without running code (``agents/policy.py``); ``PATH.last.*`` (the model at the end, with
 the optimizer state ``--resume`` continues from), ``PATH.curve.png`` (win rate against timesteps),
-checkpoints under ``PATH_checkpoints/`` and TensorBoard logs under ``runs/``.
+``PATH_value.safetensors`` with ``PATH_value.json`` (the value function and its record), checkpoints
+under ``PATH_checkpoints/`` and TensorBoard logs under ``runs/``.
 See docs/TRAINING.md for the default run's wall time and results.
 """
 
@@ -155,6 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a second round after the distillation: games of the --distill-teacher guided by the "
                         "distilled network (search:N:guide=NETWORK) in the learner's seat, imitated at the same "
                         f"epochs and temperature (default {DEFAULTS['guided_games']:,}; 0: none)")
+    p.add_argument("--value-games", type=int, default=None,
+                   help="after training: games of heuristic bots on which a value function is fitted for the "
+                        "agent's search (PATH_value.safetensors; default "
+                        f"{DEFAULTS['value_games']:,}, {FROM_SCRATCH['value_games']} with --from-scratch; 0: none)")
     p.add_argument("--distill-temperature", type=float, default=DEFAULTS["distill_temperature"],
                    help="temperature of the soft targets built from the teacher's value estimates "
                         f"(default {DEFAULTS['distill_temperature']}; 0: imitate its choices only)")

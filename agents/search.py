@@ -29,21 +29,23 @@ HEURISTIC_PICKS = frozenset({"steal_pick", "break_pick", "trade_take", "trade_gi
                              "raid_pick", "tribute_pick", "salvage_pick", "swap_pick"})
 
 
-def _options(arg: str, spec: str) -> tuple[str, set, str | None]:
-    """A search spec's argument split into its budget, its options (``heuristic-picks``,
-    ``value``) and its guide's model spec (the rest after ``guide=``, which may hold colons)."""
+def _options(arg: str, spec: str) -> tuple[str, dict, str | None]:
+    """A search spec's argument split into its budget, its options (``heuristic-picks``, and
+    ``value`` or ``value=PATH``, to the path or None) and its guide's model spec (the rest after
+    ``guide=``, which may hold colons)."""
     budget, _, rest = arg.partition(":")
-    options, guide = set(), None
+    options, guide = {}, None
     while rest:
         if rest.startswith("guide="):
             guide = rest[len("guide="):]
             break
         option, _, rest = rest.partition(":")
-        if option not in SEARCH_OPTIONS or option in options:
-            raise AgentSpecError(f"agent spec {spec!r}: {'unknown' if option not in options else 'repeated'} "
-                                 f"search option {option!r}; the options are {', '.join(SEARCH_OPTIONS)} "
-                                 "and guide=MODEL (last)")
-        options.add(option)
+        name, eq, path = option.partition("=")
+        if name not in SEARCH_OPTIONS or name in options or eq and (name != "value" or not path):
+            raise AgentSpecError(f"agent spec {spec!r}: {'repeated' if name in options else 'unknown'} "
+                                 f"search option {option!r}; the options are heuristic-picks and value "
+                                 "(or value=PATH, a path without colons), then guide=MODEL (last)")
+        options[name] = path or None
     return budget, options, guide
 
 
@@ -62,7 +64,8 @@ def guided_spec(spec: str, model: str) -> str | None:
         return None
     if guide is not None:
         return None
-    return ":".join(["search", budget, *[o for o in SEARCH_OPTIONS if o in options], f"guide={model}"])
+    named = [o if options[o] is None else f"{o}={options[o]}" for o in SEARCH_OPTIONS if o in options]
+    return ":".join(["search", budget, *named, f"guide={model}"])
 
 
 class SearchAgent(Agent):
@@ -92,7 +95,8 @@ class SearchAgent(Agent):
     for (its ``meta``). With ``heuristic_picks`` too, the picks are the policy's, unsearched.
 
     ``value``, a value network (:class:`agents.value.ValueModel`; spec ``search:BUDGET:value``, the
-    shipped one, fitted on bot games), scores a rollout that stops unfinished: its estimate of the
+    shipped one, fitted on bot games; ``search:BUDGET:value=PATH``, one a train.py run fitted on
+    heuristic games, ``--value-games``), scores a rollout that stops unfinished: its estimate of the
     seat's final reward from the rollout's last state (the world's, so nothing the seat has not
     seen but what the world sampled), in place of the margin / 8. It costs a forward pass per
     unfinished rollout, about a fifth more time per decision at the same budget (docs/TRAINING.md).
@@ -114,14 +118,16 @@ class SearchAgent(Agent):
 
     name = "search"
     SPEC_FORMS = ("search", "search:BUDGET", "search:BUDGET:heuristic-picks", "search:BUDGET:value",
-                  "search:BUDGET:guide=MODEL")
-    # options combine, in that order: search:BUDGET:heuristic-picks:value:guide=MODEL
+                  "search:BUDGET:value=PATH", "search:BUDGET:guide=MODEL")
+    # options combine, the guide last: search:BUDGET:heuristic-picks:value=PATH:guide=MODEL
 
     @classmethod
     def from_spec(cls, spec: str, arg: str, **kwargs) -> "SearchAgent":
         """``search``, ``search:BUDGET`` (an empty BUDGET is the default one), then any of the
-        options ``heuristic-picks`` and ``value``, then ``guide=MODEL``, each after a colon, in
-        that order: ``search:BUDGET:heuristic-picks:value:guide=MODEL`` takes all three."""
+        options ``heuristic-picks`` and ``value`` (the shipped value function) or ``value=PATH``
+        (a value model's ``.safetensors``, such as a train.py run's ``PATH_value.safetensors``),
+        then ``guide=MODEL``, each after a colon, the guide last:
+        ``search:BUDGET:heuristic-picks:value:guide=MODEL`` takes all three."""
         arg, options, model = _options(arg, spec)
         guide = value = None
         if model is not None:
@@ -133,7 +139,7 @@ class SearchAgent(Agent):
         if "value" in options:
             from .value import ModelFileError, ValueModel
             try:
-                value = ValueModel.load()
+                value = ValueModel.load(options["value"])
             except ModelFileError as e:
                 raise AgentSpecError(f"agent spec {spec!r}: {e}") from None
         budget = None

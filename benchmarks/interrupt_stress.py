@@ -56,6 +56,7 @@ from training.progress import Progress  # noqa: E402
 
 _TRAIN = ["train.py", "--dragon", "fire", "--opponents", "random", "--n-envs", "2", "--n-steps", "128",
           "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16", "--final-eval-games", "0", "--seed", "1",
+          "--value-games", "0",
           "--logdir", "", "--no-progress", "--out", "{tmp}/fire"]
 TARGETS = {  # name: (command, the line on standard output that starts the window, if any)
     # each target's work must outlast the window many times over, or a signal lands in the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -16,6 +17,9 @@ from havok_env.observe import Observer
 from havok_env.view import SeatView
 
 FAST_SEARCH = 12  # simulations per decision for the search bot in tests
+
+
+PRETRAINED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "agents", "pretrained")
 
 
 def bots():
@@ -423,7 +427,11 @@ def test_a_value_search_scores_unfinished_rollouts_with_the_value_network():
     assert bot.value is not None and bot.guide is not None and bot.heuristic_picks
     assert make_agent("search::value").value is not None and make_agent("search").value is None
     for spec, msg in [("search:20:value:value", "repeated search option 'value'"),
-                      ("search:20:values", "unknown search option 'values'")]:
+                      ("search:20:values", "unknown search option 'values'"),
+                      ("search:20:value=", "unknown search option 'value='"),
+                      ("search:20:heuristic-picks=x", "unknown search option 'heuristic-picks=x'"),
+                      ("search:20:value=/no/such/value.safetensors", "no value model at /no/such/value.safetensors"),
+                      (f"search:20:value={PRETRAINED}/fire.safetensors", "is not a value model")]:
         with pytest.raises(AgentSpecError, match=msg):
             make_agent(spec)
     other = ValueModel([(np.ones((3, 1), np.float32), np.zeros(1, np.float32))], {})
@@ -439,6 +447,7 @@ def test_guided_spec_puts_the_guide_last():
     assert guided_spec("search", "M") == "search::guide=M"
     assert guided_spec("search::guide=X", "M") is None and guided_spec("heuristic", "M") is None
     assert guided_spec("search::bogus", "M") is None
+    assert guided_spec("search::value=V.safetensors", "M") == "search::value=V.safetensors:guide=M"
 
 
 def test_the_decision_hook_sees_every_decision_as_the_agent_saw_it():
@@ -488,6 +497,6 @@ def test_a_registered_bot_is_a_spec(monkeypatch):
     with pytest.raises(AgentSpecError) as e:
         make_agent("nobody")
     assert str(e.value) == ("unknown agent 'nobody'; use random, heuristic, search, search:BUDGET, "
-                            "search:BUDGET:heuristic-picks, search:BUDGET:value, search:BUDGET:guide=MODEL, human, "
-                            "rllib:CHECKPOINT, first, first:NOTE, "
+                            "search:BUDGET:heuristic-picks, search:BUDGET:value, search:BUDGET:value=PATH, "
+                            "search:BUDGET:guide=MODEL, human, rllib:CHECKPOINT, first, first:NOTE, "
                             "pretrained:NAME or the path of a saved model (.safetensors)")

@@ -278,7 +278,8 @@ def test_a_fifth_dragon_trains_and_its_model_plays_it(five_dragons, tmp_path):
     p = subprocess.run([sys.executable, "train.py", "--dragon", "storm", "--opponents", "random",
                         "--timesteps", "128", "--n-envs", "1", "--n-steps", "64", "--batch-size", "64",
                         "--n-epochs", "1", "--net-arch", "8", "--eval-every", "0", "--final-eval-games", "6",
-                        "--bc-games", "4", "--bc-epochs", "1", "--distill-games", "0", "--out", base,
+                        "--bc-games", "4", "--bc-epochs", "1", "--distill-games", "0", "--value-games", "0",
+                        "--out", base,
                         "--logdir", "", "--quiet"],
                        cwd=ROOT, env=scripts_env(five_dragons), capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stderr

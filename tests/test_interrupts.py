@@ -35,7 +35,7 @@ def collect(out):
     return ["train.py", "--dragon", "fire", "--opponents", "random", "--timesteps", "128", "--n-envs", "1",
             "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16",
             "--eval-every", "0", "--final-eval-games", "0", "--bc-games", "20000", "--bc-epochs", "1",
-            "--distill-games", "0", "--logdir", "", "--no-progress", "--out", str(out)]
+            "--distill-games", "0", "--value-games", "0", "--logdir", "", "--no-progress", "--out", str(out)]
 
 
 def interrupt_repeatedly(cmd, marker, tries, window, name):

@@ -294,7 +294,7 @@ def test_hostile_files_fail_in_train(hostile, capsys):
     import train
     specs, marker = hostile
     common = ["--timesteps", "64", "--n-envs", "1", "--logdir", "", "--quiet", "--bc-games", "0",
-              "--distill-games", "0"]
+              "--distill-games", "0", "--value-games", "0"]
     runs = []
     for spec in specs.values():
         runs.append(["--opponents", spec])

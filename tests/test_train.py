@@ -32,7 +32,8 @@ def tiny_model(tmp_path_factory):
                      "--eval-every", "1024", "--eval-games", "20", "--final-eval-games", "40",
                      "--bc-games", "40", "--bc-epochs", "2",
                      "--distill-games", "4", "--distill-teacher", "search:2", "--distill-epochs", "2",
-                     "--guided-games", "3", "--seed", "3", "--out", str(out), "--logdir", "", "--no-progress",
+                     "--guided-games", "3", "--value-games", "30",
+                     "--seed", "3", "--out", str(out), "--logdir", "", "--no-progress",
                      "--quiet"])
     assert rc == 0
     return str(out)
@@ -74,6 +75,18 @@ def test_tiny_training_saves_model_and_record(tiny_model):
     assert guided["games"] == 3 and guided["samples"] > 5 and guided["teacher"] == f"search:2:guide={distilled}"
     assert guided["targets"] == "soft, temperature 0.05" and rec["hyperparameters"]["guided_games"] == 3
     assert read_meta(distilled) == read_meta(tiny_model + ".json")
+    # the value function of the agent's search: fitted on heuristic games, beside the model, with
+    # its record; the spec the run names plays the network with search and that value function
+    value = rec["value"]
+    assert value["games"] == 30 and value["file"] == tiny_model + "_value.safetensors" and value["rows"] > 100
+    assert rec["hyperparameters"]["value_games"] == 30
+    with open(tiny_model + "_value.json") as f:
+        fitted = json.load(f)
+    assert fitted["games"] == 30 and fitted["players"] == 2 and fitted["agents"] == ["heuristic", "heuristic"]
+    assert value["search_spec"] == f"search::value={value['file']}:guide={tiny_model}.safetensors"
+    agent = make_agent(value["search_spec"].replace("search::", "search:4:"))
+    assert agent.value.meta == fitted and agent.guide is not None
+    assert play_game([agent, make_agent("random")], seed=1, dragons=["fire", None])["result"] is not None
     # PPO's starting point, the imitation stages' network, is kept as a usable checkpoint
     start = make_agent(tiny_model + "_checkpoints/step_0.safetensors")
     assert play_game([start, make_agent("random")], seed=1, dragons=["fire", None])["result"] is not None
@@ -296,8 +309,8 @@ def test_resume_continues_training(tiny_model, tmp_path):
     out = str(tmp_path / "fire")
     _copy_model(tiny_model, out)
     rc = train.main(["--opponents", "random", "--timesteps", "512", "--n-envs", "1", "--resume",
-                     "--eval-every", "0", "--final-eval-games", "10", "--out", out, "--logdir", "",
-                     "--quiet", "--lr", "0.5"])
+                     "--eval-every", "0", "--final-eval-games", "10", "--value-games", "0", "--out", out,
+                     "--logdir", "", "--quiet", "--lr", "0.5"])
     assert rc == 0
     with open(out + ".json") as f:
         rec = json.load(f)
@@ -461,7 +474,8 @@ def test_self_play_snapshots_are_saved_models_that_join_the_pool(tmp_path, vec_e
                      "--pool-size", "2",
                      "--timesteps", "512", "--n-envs", "1", "--n-steps", "128", "--batch-size", "64",
                      "--n-epochs", "1", "--net-arch", "16", "--eval-every", "0", "--final-eval-games", "4",
-                     "--bc-games", "0", "--distill-games", "0", "--out", out, "--logdir", "", "--quiet"])
+                     "--bc-games", "0", "--distill-games", "0", "--value-games", "0", "--out", out, "--logdir", "",
+                     "--quiet"])
     assert rc == 0
     snaps = sorted(f for f in os.listdir(out + "_checkpoints") if f.startswith("snapshot_"))
     assert len(snaps) >= 6 and all(f.endswith((".safetensors", ".json")) for f in snaps)
@@ -476,8 +490,8 @@ def test_the_evaluations_report_their_games_with_the_time_left(tmp_path, capsys)
     assert train.main(["--vec-env", "subproc", "--n-envs", "1", "--opponents", "random", "--timesteps", "256",
                        "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "8",
                        "--eval-every", "256", "--eval-games", "100", "--final-eval-games", "120",
-                       "--bc-games", "0", "--distill-games", "0", "--out", out, "--logdir", "",
-                       "--no-progress"]) == 0
+                       "--bc-games", "0", "--distill-games", "0", "--value-games", "0", "--out", out,
+                       "--logdir", "", "--no-progress"]) == 0
     log = capsys.readouterr().out
     assert re.search(r"^evaluation vs random: 50/100 \(50%\) in \d+s, about \d+s left$", log, re.M), log
     assert re.search(r"^evaluation vs random: 100/100 \(100%\) in \d+s$", log, re.M), log

@@ -96,7 +96,7 @@ class Run:
         self.meta = {"env_version": ENV_VERSION, "dragon": self.dragon.name, "affinity": self.dragon.affinity,
                      "players": self.players, "observation_size": self.obs_size, "action_size": self.n_actions}
         self.model, self.prev = self._make_model()
-        self.stages = {"behaviour_cloning": None, "distillation": None, "guided_distillation": None}
+        self.stages = {"behaviour_cloning": None, "distillation": None, "guided_distillation": None, "value": None}
         self.curve = list(self.prev.get("curve", []))
         self.clock = self.prev.get("wall_time_s", 0.0)  # a resumed run's curve goes on from the run's wall time
         self.best, self.best_at, self.snapshots, self.evaluated_updates = -float("inf"), None, [], None
@@ -189,7 +189,7 @@ class Run:
                       "distill_games": 0 if args.resume else args.distill_games,
                       "distill_epochs": args.distill_epochs, "distill_teacher": args.distill_teacher,
                       "distill_temperature": args.distill_temperature,
-                      "guided_games": 0 if args.resume else args.guided_games}
+                      "guided_games": 0 if args.resume else args.guided_games, "value_games": args.value_games}
         return model, prev
 
     def save(self, model, base: str, optimizer: bool = False) -> None:
@@ -278,6 +278,26 @@ class Run:
                                           seed=args.seed * 7_654_321 + 1_000_000_000)
             self.stages["guided_distillation"] = self.finish_imitation(
                 guided, args.distill_epochs, temperature=args.distill_temperature, threads=threads)
+
+    def fit_value(self) -> dict:
+        """The value function of the agent's search (``--value-games``), fitted on games of the
+        heuristic, which plays the search's rollouts, and written beside the model."""
+        import torch
+
+        from training.value_fit import fit_rollout_value
+        args, t1 = self.args, time.time()
+        games, path = args.value_games, self.out + "_value.safetensors"
+        say(args, f"value function: {games:,} games of {self.players} heuristic bots ...")
+        model, record = fit_rollout_value(self.players, games, seed=3_000_000_000 + 7919 * args.seed,
+                                          log=lambda m: None, progress=self.progress(games, "value function"))
+        torch.set_num_threads(self.ppo_threads)  # the fit runs on one
+        model.save(path)
+        spec = f"search::value={path}:guide={self.out}.safetensors"
+        say(args, f"value function done in {time.time() - t1:.0f}s (at {time.time() - self.t0:.0f}s): "
+                   f"held-out error {record['fit']['held_out_error']:.3f} (of the mean: "
+                   f"{record['fit']['held_out_error_of_the_mean']:.3f}); the agent with search: {spec}")
+        return {"games": games, "file": path, "search_spec": spec, "rows": record["rows"], "fit": record["fit"],
+                "wall_time_s": round(time.time() - t1, 3)}
 
     # -- between PPO's updates -------------------------------------------------------------------
 
@@ -442,6 +462,8 @@ class Run:
                 final.append(evaluate(best, spec, dragon.affinity, self.players, args.final_eval_games,
                                       seed=2_000_000_000 + 7919 * args.seed, workers=self.cpus,
                                       progress=self.progress(args.final_eval_games, f"final evaluation vs {spec}")))
+        if args.value_games:
+            self.stages["value"] = self.fit_value()
         wall = time.time() - self.t0
         record = self.write_record(final, train_wall)
         plot_curve(self.curve, out + ".curve.png",
@@ -453,6 +475,8 @@ class Run:
               f"wall time {wall / 60:.1f} min")
         for r in final:
             print("final " + fmt_eval(r))
+        if self.stages["value"]:
+            print(f"saved {self.stages['value']['file']}; the agent with search: {self.stages['value']['search_spec']}")
         return record
 
 

@@ -41,6 +41,10 @@ DEFAULTS = dict(
     # a second round of expert iteration: the same search, now departing from the distilled
     # network's choices instead of the heuristic's (search:80:heuristic-picks:guide=NETWORK)
     guided_games=0,
+    # a value function for the agent's search, fitted at the end of the run on games of the
+    # heuristic (its rollouts' player): about 2.5 minutes; the network played with search and this
+    # value function beats the search bot (docs/TRAINING.md)
+    value_games=20_000,
     ent_coef=0.001,        # small: a larger bonus pulls the warm-started policy away from its teacher
     vf_coef=0.5,
     net_arch=[256, 256],
@@ -63,6 +67,7 @@ FROM_SCRATCH = dict(
     eval_every=1_000_000,
     snapshot_every=1_000_000,
     pool_size=8,
+    value_games=0,          # nothing fitted on bot games unless asked
 )
 
 
@@ -123,6 +128,7 @@ def resolve_defaults(args) -> None:
     fill = {"timesteps": DEFAULTS["timesteps"], "minutes": None, "bc_games": DEFAULTS["bc_games"],
             "lr": DEFAULTS["learning_rate"], "n_epochs": DEFAULTS["n_epochs"], "clip_range": DEFAULTS["clip_range"],
             "distill_games": DEFAULTS["distill_games"], "guided_games": DEFAULTS["guided_games"],
+            "value_games": DEFAULTS["value_games"],
             "batch_size": DEFAULTS["batch_size"], "ent_coef": DEFAULTS["ent_coef"],
             "eval_every": DEFAULTS["eval_every"], "pool_size": 5, "snapshot_every": None}
     for key, default in fill.items():
@@ -144,7 +150,7 @@ def validate(args) -> dict:
     if args.timesteps < 1:
         raise UsageError(f"--timesteps must be positive, not {args.timesteps}")
     for name in ("eval_games", "final_eval_games", "eval_every", "pool_size", "bc_games", "distill_games",
-                 "guided_games", "distill_temperature"):
+                 "guided_games", "value_games", "distill_temperature"):
         if (getattr(args, name) or 0) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must not be negative")
     if args.minutes is not None and not args.minutes > 0:
