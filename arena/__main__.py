@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from havok_env.files import replaced
+
 from . import DEFAULT_DB, SERVER_NEEDS, _have_extras
 
 
@@ -45,7 +47,7 @@ def main(argv=None) -> int:
         if args.cmd == "export":
             text = export_text(store)
             if args.out:
-                with open(args.out, "w", encoding="utf-8") as f:
+                with replaced(args.out, "w", encoding="utf-8") as f:  # whole or not at all
                     f.write(text)
             else:
                 sys.stdout.write(text)

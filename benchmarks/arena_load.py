@@ -38,6 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from havok_env.files import replaced  # noqa: E402
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -238,7 +240,7 @@ def main(argv=None) -> int:
     print(f"  load average     {' '.join(f'{x:.1f}' for x in rep['load_average'])}")
     if args.json:
         os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)
-        with open(args.json, "w") as f:
+        with replaced(args.json) as f:
             json.dump(rep, f, indent=1)
     return 1 if errors or check["problems"] else 0
 

@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from agents import make_agent  # noqa: E402
 from agents.runner import play_game  # noqa: E402
 from havok_env import Game  # noqa: E402
+from havok_env.files import replaced  # noqa: E402
 
 
 def _digest(obj) -> str:
@@ -172,7 +173,7 @@ def main(argv=None) -> int:
             with open(a.write) as f:
                 stored = json.load(f)
         stored[key] = fp
-        with open(a.write, "w") as f:
+        with replaced(a.write) as f:  # the other fingerprints in it survive an interrupt
             json.dump(stored, f, indent=1, sort_keys=True)
             f.write("\n")
         print(f"wrote the {key} fingerprint ({len(fp)} parts) to {a.write}")

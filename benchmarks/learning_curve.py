@@ -25,6 +25,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from havok_env.files import replaced  # noqa: E402
+
 
 def spread(items: list, k: int) -> list:
     """``k`` items spread evenly over ``items``, the first and last included."""
@@ -112,7 +114,9 @@ def main(argv=None) -> int:
     fig.suptitle(f"{rec['dragon']} ({rec['affinity']}), {rec['players']} players"
                  + (", from scratch" if rec.get("from_scratch") else ""))
     fig.tight_layout()
-    fig.savefig(plot, dpi=110)
+    with replaced(plot, "wb") as f:
+        fig.savefig(f, format=os.path.splitext(plot)[1][1:] or "png", dpi=110)
+    plt.close(fig)
     print(f"wrote {plot}")
     return 0
 

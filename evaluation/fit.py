@@ -499,7 +499,8 @@ def main(argv=None) -> int:
         data = collect(args.games, keep=args.keep, log=log)
         data["games"] = np.array(args.games)
         if args.cache:
-            np.savez(args.cache, **data)
+            with replaced(args.cache, "wb") as f:
+                np.savez(f, **data)
         log(f"{len(data['x'])} rows in {time.time() - t0:.0f} s")
     layers, report = value_fit.fit(data, tuple(args.hidden), args.lam, args.rounds, args.steps,
                          pass_rows=args.pass_rows, log=log)

@@ -414,13 +414,19 @@ def test_the_arena_imports_only_what_the_ledger_checker_accepts(tmp_path):
     a.store.close()
 
 
-def test_the_command_line_exports_and_imports(arena, tmp_path, capsys):
+def test_the_command_line_exports_and_imports(arena, tmp_path, capsys, monkeypatch, torn_writes):
     from arena.__main__ import main
 
     with client(arena) as c:
         h = join(c, "ann")
         play(c, h, c.post("/api/games", headers=h).json(), random.Random(11))
     out = tmp_path / "l.jsonl"
+    out.write_text("an earlier export\n")
+    torn_writes()  # an export stopped halfway leaves the earlier file, and nothing beside it
+    with pytest.raises(KeyboardInterrupt):
+        main(["export", "--db", arena.store.url, "--out", str(out)])
+    assert out.read_text() == "an earlier export\n" and [p.name for p in tmp_path.glob("l.jsonl*")] == ["l.jsonl"]
+    monkeypatch.undo()
     assert main(["export", "--db", arena.store.url, "--out", str(out)]) == 0
     assert len(out.read_text().splitlines()) == 1
     url = f"sqlite:///{tmp_path}/copy.db"

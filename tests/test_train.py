@@ -604,3 +604,23 @@ def test_a_tiny_run_from_scratch_with_a_centralised_critic_trains_saves_evaluate
     assert snaps and set(snaps) <= set(names)
     assert sum(m["games"] for m in again["league"] if m["name"] in snaps) > 0
     assert again["curve"][-1]["wall_s"] > rec["wall_time_s"]
+
+
+def test_the_learning_curve_is_drawn_whole_or_not_at_all(tmp_path, monkeypatch, torn_writes):
+    pytest.importorskip("matplotlib")
+    from training.run import plot_curve
+
+    def curve(rate):
+        return [{"timesteps": t, "results": [{"opponent": "heuristic", "win_rate": rate,
+                                              "ci95": [rate - 0.01, rate + 0.01]}]} for t in (0, 1024)]
+
+    path = tmp_path / "fire.curve.png"
+    assert plot_curve(curve(0.5), str(path), "Ruby")
+    whole = path.read_bytes()
+    assert whole[:4] == b"\x89PNG"
+    torn_writes()  # stopped halfway through the new plot: the earlier one stays, nothing beside it
+    with pytest.raises(KeyboardInterrupt):
+        plot_curve(curve(0.7), str(path), "Ruby")
+    assert path.read_bytes() == whole and os.listdir(tmp_path) == [path.name]
+    monkeypatch.undo()
+    assert plot_curve(curve(0.7), str(path), "Ruby") and path.read_bytes() != whole

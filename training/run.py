@@ -70,8 +70,11 @@ def plot_curve(curve: list[dict], path: str, title: str, xlabel: str = "timestep
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        with replaced(path, "wb") as f:
+            fig.savefig(f, format="png", dpi=110)
+    finally:
+        plt.close(fig)
     return True
 
 
