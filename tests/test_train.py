@@ -381,6 +381,8 @@ def test_resume_refuses_a_model_of_another_dragon_or_bad_hyperparameters(tiny_mo
     (["--from-scratch", "--bc-games", "5"], "--from-scratch"),
     (["--from-scratch", "--guided-games", "5"], "--from-scratch"),
     (["--guided-games", "-1"], "--guided-games"),
+    (["--value-games", "-1"], "--value-games must not be negative"),
+    (["--value-games", "many"], "invalid int"),
     (["--guided-games", "5", "--distill-games", "0"], "--guided-games needs"),
     (["--guided-games", "5", "--distill-teacher", "heuristic"], "--guided-games needs"),
     (["--critic", "state", "--vec-env", "subproc"], "--critic state"),
