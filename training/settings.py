@@ -42,7 +42,7 @@ DEFAULTS = dict(
     # network's choices instead of the heuristic's (search:80:heuristic-picks:guide=NETWORK)
     guided_games=0,
     # a value function for the agent's search, fitted at the end of the run on games of the
-    # heuristic (its rollouts' player): about 2.5 minutes; the network played with search and this
+    # heuristic (its rollouts' player): about 25 seconds; the network played with search and this
     # value function beats the search bot (docs/TRAINING.md)
     value_games=20_000,
     ent_coef=0.001,        # small: a larger bonus pulls the warm-started policy away from its teacher

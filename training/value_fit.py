@@ -35,16 +35,16 @@ def collect(games: int, mix: dict, share: dict, seed: int, keep: float = 0.15, e
     for n, want in zip(counts, per):
         if want:
             _collect_count(out, mix[n], n, int(want), rng, seed + n, keep, envs,
-                           lambda m: log(f"{m}, {time.time() - t0:.0f} s"),
-                           progress and (lambda done, total=games: progress(done, total)))
+                           lambda m: log(f"{m}, {time.time() - t0:.0f} s"), progress, games)
     data = {k: np.concatenate(v) for k, v in out.items() if k != "players"}
     data["players"] = np.array(out["players"], np.int8)
     return data
 
 
 def _collect_count(out: dict, mix: list, n: int, want: int, rng, seed: int, keep: float, envs: int, log,
-                   progress=None) -> None:
-    """:func:`collect`'s games of ``n`` players (agents by ``mix``), appended to ``out``."""
+                   progress=None, total: int = 0) -> None:
+    """:func:`collect`'s games of ``n`` players (agents by ``mix``), appended to ``out``;
+    ``progress(games ended so far, total)`` as each ends."""
     from agents.heuristic import HeuristicAgent
     from havok_env.vector import VectorGames, random_legal_actions
     from havok_env.view import SeatView
@@ -94,7 +94,7 @@ def _collect_count(out: dict, mix: list, n: int, want: int, rng, seed: int, keep
                 out["players"].append(n)
                 done += 1
                 if progress:
-                    progress(len(out["players"]))
+                    progress(len(out["players"]), total)
                 if len(out["players"]) % 10_000 == 0:
                     log(f"  {len(out['players'])} games, {sum(len(a) for a in out['x'])} rows")
             deal(i)
