@@ -23,6 +23,7 @@ at any thread count and in any batch.
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -129,8 +130,6 @@ class ValueModel:
             raise ModelFileError(str(e)) from None
         self.meta = meta
         self.cards = cs or default_cards()
-        # what a search's rollouts value their last states with (havok_env.view.rollout)
-        self.leaf = (layout(self.cards).core, self.net)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> "ValueModel":
@@ -188,6 +187,12 @@ class ValueModel:
                           (file.with_suffix(".json"), (json.dumps(self.meta, indent=2) + "\n").encode())):
             with replaced(str(dst), "wb") as f:
                 f.write(data)
+
+    @cached_property
+    def leaf(self):
+        """What a search's rollouts value their last states with (:func:`havok_env.view.rollout`),
+        made and checked once: CoreError if the network does not read this card set's rows."""
+        return _core.NetLeaf(layout(self.cards).core, self.net)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Values (float32) for rows of features, in [-1, 1]: each row's the same whatever the

@@ -328,14 +328,12 @@ def rollout(world, seat: int, max_turns: int | None, margin_weight: float, rng=N
     (as ``rng.randrange``) in the seats but ``seat``, for ``max_turns`` turns (None: to the end).
     Returns (the outcome for ``seat``: +1 a win, 0 a draw, -1 a loss, an unfinished game its
     margin / 8 clipped to +-1, or with ``leaf`` (a value model's ``leaf``,
-    :class:`agents.value.ValueModel`) that network's value of the seat's features row, plus
+    :class:`agents.value.ValueModel`) its network's value of the seat's features row, plus
     ``margin_weight`` times the margin; the decisions played). The GIL is released meanwhile."""
     if rng is not None and rng.__class__ is not _core.Random:
         with core_random(rng, "rollout") as core:
             return rollout(world, seat, max_turns, margin_weight, core, leaf)
-    layout, net = (None, None) if leaf is None else leaf
-    return _core.rollout(world._core, seat, -1 if max_turns is None else max_turns, margin_weight, rng,
-                         layout, net)
+    return _core.rollout(world._core, seat, -1 if max_turns is None else max_turns, margin_weight, rng, leaf)
 
 
 def rollouts(world, actions: list[int], seat: int, max_turns: int | None, margin_weight: float,
@@ -345,9 +343,8 @@ def rollouts(world, actions: list[int], seat: int, max_turns: int | None, margin
     ``rng`` (a :func:`core_random` generator) draws for the random players, one rollout after
     the other; ``leaf`` values the unfinished ones as :func:`rollout` says. Returns (the
     outcomes, the decisions each rollout played)."""
-    layout, net = (None, None) if leaf is None else leaf
     return _core.rollouts(world._core, actions, seat, -1 if max_turns is None else max_turns,
-                          margin_weight, rng, layout, net)
+                          margin_weight, rng, leaf)
 
 
 @contextmanager

@@ -98,26 +98,24 @@ void bind_bots(nb::module_& m) {
            nb::arg("trig").none(), "For tests: the bot's judgement of an ability (estimate), a use trigger (use), an event "
            "for a seat (event) or a crash action on a trigger (crash).");
     m.def("rollout", [](PyGame& pg, int me, int max_turns, double margin_weight, PyRandom* rng,
-                        nb::handle leaf_layout, nb::handle leaf_net) {
+                        const LeafValue* leaf) {
         if (me < 0 || me >= pg.g->state().n) throw CoreError("no such seat");
         std::unique_ptr<PyRandom> draw;
         if (rng != nullptr) draw = std::make_unique<PyRandom>(*rng);
-        std::unique_ptr<LeafValue> leaf;
-        if (!leaf_layout.is_none()) leaf = leaf_value_from_py(leaf_layout, leaf_net);
         double value;
         int steps;
         {
             nb::gil_scoped_release nogil;
-            value = rollout(*pg.g, me, max_turns, margin_weight, draw.get(), steps, leaf.get());
+            value = rollout(*pg.g, me, max_turns, margin_weight, draw.get(), steps, leaf);
         }
         pg.version += 1;
         if (rng != nullptr) *rng = *draw;  // the generator moves only if the rollout was played
         return nb::make_tuple(value, steps);
     }, nb::arg("game"), nb::arg("me"), nb::arg("max_turns"), nb::arg("margin_weight"),
-       nb::arg("rng").none(), nb::arg("leaf_layout").none() = nb::none(), nb::arg("leaf_net").none() = nb::none(),
+       nb::arg("rng").none(), nb::arg("leaf").none() = nb::none(),
        "Play a search rollout in the core (the GIL released): the heuristic in every seat, or "
        "random players drawing from the core Random ``rng`` in the seats but ``me``; an "
-       "unfinished one valued by the network ``leaf_net`` over ``leaf_layout``'s rows if given; "
+       "unfinished one valued by ``leaf`` (a NetLeaf) if given; "
        "(value, decisions played).");
     // Python's random.Random in the core, for a run of draws without a getstate/setstate at every
     // call: SearchAgent.choose takes its generator's words once per decision (view.core_random)
@@ -136,7 +134,7 @@ void bind_bots(nb::module_& m) {
             }
         }, nb::arg("x"), "random.Random.shuffle, in place.");
     m.def("rollouts", [](const PyGame& pg, nb::handle actions, int me, int max_turns, double margin_weight,
-                         PyRandom* rng, nb::handle leaf_layout, nb::handle leaf_net) {
+                         PyRandom* rng, const LeafValue* leaf) {
         // a search's world: each action tried on its own copy of it, played out as rollout plays
         if (pg.stopped) bad("the game cannot go on from this position");
         const Game world(*pg.g);
@@ -148,15 +146,13 @@ void bind_bots(nb::module_& m) {
         std::vector<int> steps(acts.size());
         std::unique_ptr<PyRandom> draw;
         if (rng != nullptr) draw = std::make_unique<PyRandom>(*rng);
-        std::unique_ptr<LeafValue> leaf;
-        if (!leaf_layout.is_none()) leaf = leaf_value_from_py(leaf_layout, leaf_net);
         {
             nb::gil_scoped_release nogil;
             Game scratch(world);
             for (size_t i = 0; i < acts.size(); ++i) {
                 if (i > 0) scratch = world;
                 scratch.apply(acts[i]);
-                values[i] = rollout(scratch, me, max_turns, margin_weight, draw.get(), steps[i], leaf.get());
+                values[i] = rollout(scratch, me, max_turns, margin_weight, draw.get(), steps[i], leaf);
             }
         }
         if (rng != nullptr) *rng = *draw;  // the generator moves only if every rollout was played
@@ -167,10 +163,10 @@ void bind_bots(nb::module_& m) {
         }
         return nb::make_tuple(vs, ss);
     }, nb::arg("world"), nb::arg("actions"), nb::arg("me"), nb::arg("max_turns"), nb::arg("margin_weight"),
-       nb::arg("rng").none(), nb::arg("leaf_layout").none() = nb::none(), nb::arg("leaf_net").none() = nb::none(),
+       nb::arg("rng").none(), nb::arg("leaf").none() = nb::none(),
        "For each action, in order: a copy of ``world`` (left as it is) with the action taken, "
        "played on as rollout plays it (random players drawing from the core Random ``rng`` if "
-       "given, unfinished rollouts valued by ``leaf_net`` if given; the GIL released); (the "
+       "given, unfinished rollouts valued by ``leaf`` if given; the GIL released); (the "
        "values, the decisions each rollout played).");
     m.def("determinize", [](PyGame& pg, int me, PyRandom& rng) {
         PyRandom draw = rng;  // the generator moves only if the whole sample is dealt

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "heuristic.hpp"
 #include "py_bind.hpp"
 #include "py_data.hpp"
 #include "py_game.hpp"
@@ -267,8 +268,8 @@ struct NetLeaf final : LeafValue {
     const PyValueLayout* layout;
     const ValueNet* net;
     nb::object keep;  // the layout and network, alive while the leaf is
-    mutable std::vector<float> rows;
     double operator()(const Game& g, int me) const override {
+        thread_local std::vector<float> rows;  // rollouts run with the GIL released, maybe on several threads
         const State& s = g.state();
         const size_t size = static_cast<size_t>(layout->layout.size);
         rows.resize(static_cast<size_t>(s.n) * size);
@@ -280,17 +281,6 @@ struct NetLeaf final : LeafValue {
 };
 
 }  // namespace
-
-std::unique_ptr<LeafValue> leaf_value_from_py(nb::handle layout, nb::handle net) {
-    auto leaf = std::make_unique<NetLeaf>();
-    if (!nb::isinstance<PyValueLayout>(layout) || !nb::isinstance<ValueNet>(net))
-        bad("a leaf value is a (ValueLayout, ValueNet) pair");
-    leaf->layout = &nb::cast<const PyValueLayout&>(layout);
-    leaf->net = &nb::cast<const ValueNet&>(net);
-    if (leaf->net->inputs() != leaf->layout->layout.size) bad("the value network does not read this layout's rows");
-    leaf->keep = nb::make_tuple(layout, net);
-    return leaf;
-}
 
 void bind_value(nb::module_& m) {
     nb::class_<PyValueLayout>(m, "ValueLayout")
@@ -310,6 +300,20 @@ void bind_value(nb::module_& m) {
           nb::arg("seats").none() = nb::none(),
           "The luck correction's value features of a list of (state, top_seen) pairs of one player "
           "count: one row per seat of each state, or per seat of ``seats`` (agents/value.py).");
+
+    nb::class_<LeafValue>(m, "LeafValue", "A search's value of an unfinished rollout's last state.");
+    nb::class_<NetLeaf, LeafValue>(m, "NetLeaf")
+        .def("__init__", [](NetLeaf* self, nb::handle layout, nb::handle net) {
+            if (!nb::isinstance<PyValueLayout>(layout) || !nb::isinstance<ValueNet>(net))
+                bad("a leaf value is made of a ValueLayout and a ValueNet");
+            const auto& L = nb::cast<const PyValueLayout&>(layout);
+            const auto& N = nb::cast<const ValueNet&>(net);
+            if (N.inputs() != L.layout.size) bad("the value network does not read this layout's rows");
+            new (self) NetLeaf();
+            self->layout = &L, self->net = &N, self->keep = nb::make_tuple(layout, net);
+        }, nb::arg("layout"), nb::arg("net"),
+           "The value of a rollout's last state for a seat: the network ``net`` on the seat's row of "
+           "``layout``'s features (search.py's value option), checked once.");
 
     using NetMatrix = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
     using NetVector = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
