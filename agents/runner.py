@@ -71,7 +71,6 @@ def play_game(agents: list, seed: int, dragons=None, log: bool = False, cards=No
     views = [SeatView(game, i) for i in range(n)]
     for i, agent in enumerate(agents):
         agent.reset(i, n, seed=agent_seed(seed, i, None if agent_ids is None else agent_ids[i]))
-    actions = []
     while not game.is_over:
         seat = game.to_act
         obs, mask = observer.observe(game, seat)
@@ -79,9 +78,8 @@ def play_game(agents: list, seed: int, dragons=None, log: bool = False, cards=No
         if on_decision is not None:
             on_decision(seat, obs, mask, action)
         game.apply(action)
-        actions.append(action)
-    record = game.record(actions)
+    record = game.record()
     record.update(result=game.result, dragons=[game.dragon(i).name for i in range(n)],
-                  rewards=game.rewards(), turns=game.s.turn, decisions=len(actions),
+                  rewards=game.rewards(), turns=game.s.turn, decisions=len(record["actions"]),
                   first_player=first_player)
     return record

@@ -355,10 +355,18 @@ class Game:
 
     # -- replays ---------------------------------------------------------------------------------
 
-    def record(self, actions: list[int]) -> dict:
-        if not isinstance(actions, (list, tuple)):
-            raise ArgumentError(f"actions must be a list of actions, not {_r(actions)}")
-        return {"seed": self.seed, "options": self.options, "actions": [as_action(a) for a in actions]}
+    def record(self) -> dict:
+        """The game's record: its ``seed``, ``options`` and the ``actions`` taken since the deal,
+        plain JSON data that :meth:`replay` plays back to this very position. It is how a game
+        is saved, exchanged and pickled. A game restored from a snapshot, or changed other than
+        by its actions (a field written, a forced chance point), has none: save it with
+        :meth:`snapshot`."""
+        actions = self._core.actions
+        if actions is None or self.options is None:
+            raise ArgumentError("this game has no record: it was restored from a snapshot or changed "
+                                "other than by its actions (save it with snapshot())")
+        options = {k: list(v) if isinstance(v, list) else v for k, v in self.options.items()}
+        return {"seed": self.seed, "options": options, "actions": actions}
 
     @classmethod
     def replay(cls, record: dict, cards: CardSet | None = None, log: bool = False) -> "Game":
@@ -663,10 +671,14 @@ class Game:
         return self._from_core(self._core.clone(), self.cards, self.seed, self.options)
 
     def __reduce__(self):
-        # pickled (for worker processes) as its snapshot, which restores it exactly; the standard
-        # card set as None, so that an unpickled game shares it (a copy of it per unpickled game
-        # built its own tables, kept for good: 2 GB in a worker after some 100,000 unpickles)
-        return (_restore, (self.snapshot(), None if self.cards is default_cards() else self.cards))
+        # pickled (for worker processes) as its record where it has one, else as its snapshot:
+        # either restores it exactly. The standard card set goes as None, so that an unpickled
+        # game shares it (a copy of it per unpickled game built its own tables, kept for good:
+        # 2 GB in a worker after some 100,000 unpickles)
+        cards = None if self.cards is default_cards() else self.cards
+        if self._core.actions is not None and self.options is not None:
+            return (_replay, (self.record(), cards, self._core.log is not None))
+        return (_restore, (self.snapshot(), cards))
 
     def snapshot(self) -> dict:
         """A JSON-serialisable picture of the whole game; card lists hold names, decks top first."""
@@ -790,3 +802,7 @@ _UNKNOWN = Purpose("", "", "Choose:")
 
 def _restore(snapshot: dict, cards: CardSet) -> Game:
     return Game.from_snapshot(snapshot, cards=cards)
+
+
+def _replay(record: dict, cards: CardSet, log: bool) -> Game:
+    return Game.replay(record, cards=cards, log=log)

@@ -383,8 +383,8 @@ class raw_env(AECEnv):
         return self.game.action_label(as_action(action))
 
     def record(self) -> dict:
-        """The game so far as a replay: seed, options and actions."""
-        return self.game.record(self.actions)
+        """The game so far as a replay: seed, options and actions (Game.record)."""
+        return self.game.record()
 
     def render(self):
         if self.render_mode is None:

@@ -52,7 +52,7 @@ def game_calls(g: Game) -> dict:
         "discard_action": ((HEIST,), {}),
         "discard_of": ((lay.DISCARD,), {}),
         "ability": ((HEIST,), {}),
-        "record": (([0, 1],), {"actions": [[], [0], ()]}),
+        "record": ((), {}),
         "dragon": ((1,), {}),
         "value": ((1, 2), {}),
         "score": ((1,), {}),

@@ -2,6 +2,7 @@
 decision; replays and save/restore round trips."""
 
 import json
+import pickle
 import random
 from collections import Counter
 
@@ -94,7 +95,10 @@ def play(seed: int, n: int, roundtrip_at: int | None = None, eager: bool = False
             assert restored.snapshot() == snap
             clone = g.clone()
             assert clone.snapshot() == snap
-            saved = (restored, clone)
+            # pickled as its record, and (restored, it has none) as its snapshot
+            pickled = [pickle.loads(pickle.dumps(x)) for x in (g, restored)]
+            assert all(x.snapshot() == snap for x in pickled)
+            saved = (restored, clone, *pickled)
         legal = g.legal_actions()
         if eager and g.END in legal and rng.random() < 0.9:
             legal = [x for x in legal if x != g.END and not g.DISCARD <= x < g.SEAT] or legal
@@ -124,8 +128,7 @@ def test_random_games(n, chunk):
                           eager=seed % 2 == 1)
         reasons[g.result["reason"]] += 1
         if seed % 10 == 0:
-            rec = g.record(actions)
-            rec = json.loads(json.dumps(rec))
+            rec = json.loads(json.dumps(g.record()))
             assert Game.replay(rec).snapshot() == g.snapshot()
     assert sum(reasons.values()) == GAMES_PER_CHUNK
 
@@ -141,7 +144,7 @@ def test_same_seed_same_actions_same_game():
 
 def test_replay_reproduces_every_intermediate_state():
     g, actions = play(12, 3)
-    h = Game(**g.record([])["options"], seed=g.seed)
+    h = Game(**g.options, seed=g.seed)
     ref = Game(3, seed=12)
     for a in actions:
         assert h.snapshot() == ref.snapshot()

@@ -11,6 +11,7 @@ import pytest
 from builder import FULL_SET, Pos, asked, count_cards, do, hand, hoard, labels, pile
 
 from havok_env import Game, SnapshotError
+from havok_env.engine import ArgumentError
 
 
 def random_game(seed, n, steps):
@@ -162,7 +163,7 @@ def test_a_card_both_canceled_and_resolving_survives_a_restore_and_a_pickle():
     assert d["in_play"] == {"resolving": ["Dragon Nap", "Shadow Veil", "Eclipse"],
                             "canceled": [[3, "Shadow Veil"]]}
     copies = [Game.from_snapshot(json.loads(json.dumps(d))), pickle.loads(pickle.dumps(g)),
-              copy.deepcopy(g)]
+              pickle.loads(pickle.dumps(Game.from_snapshot(d))), copy.deepcopy(g)]
     for h in copies:
         assert h.snapshot() == d
     rng = random.Random(0)
@@ -186,7 +187,8 @@ def test_clone_is_exact_and_independent():
 
 def test_record_and_replay_as_json_lines():
     g, actions = random_game(7, 3, 40)
-    rec = g.record(actions)
+    rec = g.record()
+    assert rec["actions"] == actions
     line = json.dumps(rec)
     assert "\n" not in line
     h = Game.replay(json.loads(line))
@@ -204,7 +206,8 @@ def test_replay_with_configured_dragons():
         a = rng.choice(g.legal_actions())
         g.apply(a)
         actions.append(a)
-    h = Game.replay(json.loads(json.dumps(g.record(actions))))
+    assert g.record()["actions"] == actions
+    h = Game.replay(json.loads(json.dumps(g.record())))
     assert h.snapshot() == g.snapshot()
     assert [h.dragon(p).name for p in range(2)] == ["Amber", "Pearl"]
 
@@ -296,3 +299,65 @@ def test_unpickled_games_share_the_standard_card_set_and_its_tables():
     copies = [pickle.loads(pickle.dumps(g)) for _ in range(20)]
     assert all(h.cards is g.cards and h.snapshot() == g.snapshot() for h in copies)
     assert len(engine._TABLES) == before
+
+
+# -- records: how a game is saved, exchanged and pickled --------------------------------------
+
+
+def test_a_game_is_pickled_as_its_record_and_comes_back_the_same():
+    from havok_env import engine
+
+    g = Game(3, ["Amber", None, "Pearl"], seed=11, log=True)
+    g2, actions = random_game(12, 4, 30)
+    for game in (g, g2):
+        fn, args = game.__reduce__()
+        assert fn is engine._replay and args[0] == game.record()
+        copy_ = pickle.loads(pickle.dumps(game))
+        assert copy_.snapshot() == game.snapshot() and copy_.record() == game.record()
+    assert g2.record()["actions"] == actions
+    assert pickle.loads(pickle.dumps(g)).s.log == g.s.log != []  # the log comes back with the game
+    # far smaller than the snapshot it was pickled as before
+    assert len(pickle.dumps(g2)) * 4 < len(pickle.dumps(g2.snapshot()))
+
+
+def test_a_game_without_a_record_is_pickled_as_its_snapshot():
+    from havok_env import engine
+
+    g, _ = random_game(5, 2, 12)
+    assert g.clone().record() == g.record()
+    restored = Game.from_snapshot(g.snapshot())
+    written = g.clone()
+    written.s.havok = written.s.havok[::-1]  # another order of the same cards
+    for game in (restored, written):
+        with pytest.raises(ArgumentError, match="^this game has no record"):
+            game.record()
+        fn, _ = game.__reduce__()
+        assert fn is engine._restore
+        assert pickle.loads(pickle.dumps(game)).snapshot() == game.snapshot()
+    # a record, once lost, is not regained by playing on
+    written.apply(written.legal_actions()[0])
+    with pytest.raises(ArgumentError, match="^this game has no record"):
+        written.record()
+
+
+def test_a_move_watched_at_its_chance_points_is_recorded_unless_an_outcome_was_forced():
+    g = Game(2, seed=8)
+    while True:  # moves watched as dealt are recorded, up to one with a flip
+        a = g.legal_actions()[-1]
+        h = g.clone()
+        points, stopped = h.run_chance(a)
+        assert not stopped and h.record()["actions"] == g.record()["actions"] + [a]
+        assert Game.replay(h.record()).snapshot() == h.snapshot()
+        flips = [i for i, p in enumerate(points) if p.kind == "flip" and p.range > 1]
+        if flips:
+            break
+        assert not h.is_over
+        g = h
+    i = flips[0]
+    forced = g.clone()
+    forced.run_chance(a, force=[(i, points[i].range - 1)])
+    stopped_game = g.clone()
+    stopped_game.run_chance(a, stop=i)
+    for game in (forced, stopped_game):
+        with pytest.raises(ArgumentError, match="^this game has no record"):
+            game.record()

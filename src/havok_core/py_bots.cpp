@@ -108,7 +108,7 @@ void bind_bots(nb::module_& m) {
             nb::gil_scoped_release nogil;
             value = rollout(*pg.g, me, max_turns, margin_weight, draw.get(), steps, leaf);
         }
-        pg.version += 1;
+        pg.changed();
         if (rng != nullptr) *rng = *draw;  // the generator moves only if the rollout was played
         return nb::make_tuple(value, steps);
     }, nb::arg("game"), nb::arg("me"), nb::arg("max_turns"), nb::arg("margin_weight"),
@@ -171,7 +171,7 @@ void bind_bots(nb::module_& m) {
     m.def("determinize", [](PyGame& pg, int me, PyRandom& rng) {
         PyRandom draw = rng;  // the generator moves only if the whole sample is dealt
         determinize(*pg.g, me, draw);
-        pg.version += 1;
+        pg.changed();
         rng = draw;
     }, nb::arg("game"), nb::arg("me"), nb::arg("rng"),
        "SeatView.determinize, in place on ``game`` (a clone): what seat ``me`` cannot see is "

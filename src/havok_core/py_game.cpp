@@ -123,7 +123,7 @@ void set_field(PyGame& pg, const std::string& name, nb::handle v) {
     } else {
         pg.g->state_mut() = std::move(s);
     }
-    pg.version += 1;
+    pg.changed();
 }
 
 // Game.run_chance: one move watched at its chance points, each as a tuple (the states as
@@ -140,9 +140,12 @@ nb::tuple run_chance(PyGame& self, nb::object action, std::vector<std::pair<int,
     run.force = std::move(force);
     run.stop = stop < 0 ? -1 : stop;
     run.keep_states = states;
-    self.version += 1;
+    // a whole move with every chance point as the generator deals it is the action applied
+    if (a >= 0 && run.force.empty()) self.applied(a);
+    else self.changed();
     self.g->run_chance(run, a);
     self.stopped = run.stopped;
+    if (run.stopped) self.changed();
     const CardTables& cs = self.g->cards();
     nb::list points;
     for (size_t i = 0; i < run.points.size(); ++i) {
@@ -181,7 +184,7 @@ PyObject* apply_fast(PyObject* self, PyObject* action) {
         int overflow = 0;
         const long a = PyLong_AsLongAndOverflow(action, &overflow);
         if (!overflow && a >= 0 && a < pg.g->cards().n_actions && pg.g->is_legal(static_cast<int>(a))) {
-            pg.version += 1;
+            pg.applied(static_cast<int>(a));
             try {
                 pg.g->apply(static_cast<int>(a));
                 out = Py_NewRef(Py_None);
@@ -289,6 +292,7 @@ void bind_making(GameClass& cls) {
             auto g = new_game(std::move(cs), n, std::move(dragons), seed, log, advance);
             auto pg = std::make_unique<PyGame>();
             pg->g = std::move(g);
+            pg->recorded = advance;
             return pg.release();
         }, nb::arg("tables"), nb::arg("num_players"), nb::arg("dragons"), nb::arg("seed"),
            nb::arg("log"), nb::arg("advance") = true, nb::rv_policy::take_ownership,
@@ -305,14 +309,21 @@ void bind_making(GameClass& cls) {
             auto pg = std::make_unique<PyGame>();
             pg->g = std::make_unique<Game>(*self.g);
             pg->stopped = self.stopped;
+            pg->recorded = self.recorded;
+            pg->actions = self.actions;
             return pg.release();
         }, nb::rv_policy::take_ownership)
         .def("assign", [](PyGame& self, const PyGame& other) {
             *self.g = *other.g;
             self.stopped = other.stopped;
-            self.version += 1;
+            self.changed();
         }, "Take a copy of another game's state (same card tables).")
-        .def_prop_ro("version", [](const PyGame& self) { return self.version; });
+        .def_prop_ro("version", [](const PyGame& self) { return self.version; })
+        .def_prop_ro("actions", [](const PyGame& self) -> nb::object {
+            if (!self.recorded) return nb::none();
+            return nb::cast(self.actions);
+        }, "The actions taken since the deal, or None if something else changed the game (its "
+           "record is then lost: see PyGame::recorded).");
 }
 
 // Playing: a move, a move watched at its chance points, and what the position asks.
@@ -323,7 +334,7 @@ void bind_moves(GameClass& cls) {
                 playable(self);  // a stopped game has no pending decision: say why
                 return false;
             }
-            self.version += 1;
+            self.applied(action);
             self.g->apply(action);
             return true;
         }, "Take a legal action and advance; False (nothing changed) if it is not legal.")
