@@ -17,15 +17,16 @@ included. Actions come from RLlib's ``ActionMaskingTorchRLModule``, which puts t
 illegal actions at the lowest float, so a masked action is never sampled (the env raises on one).
 
 Each env runner steps ``--envs-per-runner`` games with one batched forward pass; each runner and
-each CPU learner (the driver's own, with ``--num-learners 0``) uses ``--torch-threads`` threads
-and reserves as many CPUs. Writes an RLlib checkpoint to ``--out`` (default ``models/rllib``)
-after every ``--checkpoint-every`` iterations and at the end, and in it the policy as a model of
-``agents/policy.py`` (``policy.safetensors`` and ``policy.json``: the same network, read without
-unpickling anything, numpy alone): ``rllib:PATH`` is then an agent spec (``python evaluate.py
---agents rllib:models/rllib heuristic``). ``--resume`` reads RLlib's own checkpoint files, which
-are pickles: it says so first, and is for checkpoints you trust. ``--measure-sampling STEPS``
-times the env runners' sampling instead of training. Needs the ``rllib`` extra; see
-docs/integrations.md.
+each CPU learner (the driver's own, with ``--num-learners 0``) uses ``--torch-threads`` threads and
+reserves as many CPUs, and by default there is a runner for each such share of the CPUs Ray has,
+after the CPU learners' (two on a 2-core machine). Writes an RLlib checkpoint to ``--out`` (default
+``models/rllib``) after every ``--checkpoint-every`` iterations and at the end, and in it the
+policy as a model of ``agents/policy.py`` (``policy.safetensors`` and ``policy.json``: the same
+network, read without unpickling anything, numpy alone): ``rllib:PATH`` is then an agent spec
+(``python evaluate.py --agents rllib:models/rllib heuristic``). ``--resume`` reads RLlib's own
+checkpoint files, which are pickles: it says so first, and is for checkpoints you trust.
+``--measure-sampling STEPS`` times the env runners' sampling instead of training. Needs the
+``rllib`` extra; see docs/integrations.md.
 """
 
 from __future__ import annotations
@@ -81,15 +82,19 @@ def main(argv=None) -> int:
     import ray
 
     from training.rllib_env import frozen_modules
-    from training.rllib_train import (build, build_config, measure_sampling, refresh_snapshot, runner_nodes,
-                                      save_checkpoint, shortfall)
+    from training.rllib_train import (build, build_config, default_runners, measure_sampling, refresh_snapshot,
+                                      runner_nodes, save_checkpoint, shortfall)
 
     if not ray.is_initialized():  # without --address a Ray of its own, never one found running on the machine
-        short = [] if args.address else shortfall(args, {"CPU": args.num_cpus or os.cpu_count(), "GPU": float("inf")})
+        own = {"CPU": args.num_cpus or os.cpu_count(), "GPU": float("inf")}
+        if not args.address:
+            default_runners(args, own)
+        short = [] if args.address else shortfall(args, own)
         if short:  # refused before Ray starts; its GPUs are known once it has
             return fail(f"{short[0]}; lower them, or raise --num-cpus")
         ray.init(address=args.address or "local", num_cpus=None if args.address else args.num_cpus,
                  include_dashboard=False, configure_logging=False)
+    default_runners(args, ray.cluster_resources())  # a cluster's runners: one per CPU it has
     for line in shortfall(args, ray.cluster_resources()):
         if not args.address:  # nothing will join a Ray of its own: the run would wait for ever
             return fail(f"{line}; lower them, or raise --num-cpus")

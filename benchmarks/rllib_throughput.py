@@ -13,9 +13,9 @@ that whatever else the machine runs weighs on both; the table gives the medians,
 of the rounds' ratios. Compare ratios rather than the absolute figures.
 
 Training (``--iterations N``): env steps per second of ``algo.train()`` (sampling and learning)
-over N iterations after a first one, with train_rllib.py's defaults, and with its previous ones
-(8 envs per runner; the learner in the driver on torch's default threads), their iterations in
-turn.
+over N iterations after a first one, with train_rllib.py's defaults (a runner per CPU of 64 envs
+each, one torch thread), with one such runner, and with the first defaults (one runner of 8 envs;
+the learner in the driver on torch's default threads), their iterations in turn.
 
     python benchmarks/rllib_throughput.py [--settings 1x1 1x8 1x32 1x64 1x128 2x64]
                                           [--steps 2000] [--rounds 3] [--iterations 3]
@@ -166,8 +166,14 @@ def main(argv=None) -> int:
         p.error("--settings are RxE: env runners (0 or more) x envs per runner (1 or more), e.g. 1x64")
 
     import ray
-    # the env's and the peer's runners live at once (one samples at a time): room for both
-    cpus = args.num_cpus or max([os.cpu_count(), 2] + [2 * r for r, _ in settings])
+
+    from training.rllib_train import ENVS_PER_RUNNER, default_runners, parse_args
+    defaults = parse_args([])
+    default_runners(defaults, {"CPU": args.num_cpus or os.cpu_count()})  # as train_rllib.py on this machine
+    # the env's and the peer's runners live at once (one samples at a time), and the three
+    # training runs' (one trains at a time): room for all of them
+    cpus = max([args.num_cpus or os.cpu_count(), 2] + [2 * r for r, _ in settings]
+               + ([defaults.num_env_runners + 2] if args.iterations else []))
     ray.init(address="local", num_cpus=cpus, include_dashboard=False, configure_logging=False)
     print(f"load average before: {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs; ray {ray.__version__}; "
           f"torch's default threads {TORCH_DEFAULT_THREADS}", flush=True)
@@ -179,9 +185,11 @@ def main(argv=None) -> int:
               f"(medians of {args.rounds})", flush=True)
     trained = {}
     if args.iterations:
-        from training.rllib_train import ENVS_PER_RUNNER, parse_args
-        trained = training({f"train_rllib.py's defaults ({ENVS_PER_RUNNER} envs, 1 thread)": (parse_args([]), 1),
-                            f"previous defaults (8 envs, {TORCH_DEFAULT_THREADS} learner threads)":
+        trained = training({f"train_rllib.py's defaults ({defaults.num_env_runners} x {ENVS_PER_RUNNER} envs, "
+                            "1 thread)": (defaults, 1),
+                            f"one runner (1 x {ENVS_PER_RUNNER} envs, 1 thread)":
+                                (settings_args(1, ENVS_PER_RUNNER), 1),
+                            f"first defaults (1 x 8 envs, {TORCH_DEFAULT_THREADS} learner threads)":
                                 (settings_args(1, 8), TORCH_DEFAULT_THREADS)}, args.iterations)
     ray.shutdown()
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
@@ -190,7 +198,7 @@ def main(argv=None) -> int:
     for name, havok, peer, ratio in rows:
         print(f"| {name} | {havok:,.0f} | {peer:,.0f} | {ratio:.2f} |")
     if trained:
-        print("\n| training (1 env runner) | env steps/s | s per iteration |")
+        print("\n| training | env steps/s | s per iteration |")
         print("|---|---|---|")
         for name, (rate, secs) in trained.items():
             print(f"| {name} | {rate:,.0f} | {secs:.1f} |")

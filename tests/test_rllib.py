@@ -230,3 +230,20 @@ def test_the_throughput_benchmark_measures_the_env_beside_its_peer(monkeypatch, 
     row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 0 x 2 |")]
     havok, peer, ratio = (float(v.replace(",", "")) for v in row[0].strip("| ").split(" | ")[1:])
     assert havok > 0 and peer > 0 and ratio == pytest.approx(havok / peer, rel=0.02, abs=0.01)
+
+
+def test_the_default_env_runners_are_one_per_cpu_after_the_learners():
+    from training.rllib_train import default_runners
+
+    for argv, cpus, runners in (([], 2, 2), ([], 1, 1), ([], 16, 16), (["--torch-threads", "2"], 8, 4),
+                                (["--num-learners", "1"], 4, 3),
+                                (["--num-learners", "2", "--torch-threads", "2"], 4, 1),
+                                (["--num-learners", "1", "--learner-gpus", "1"], 4, 4),  # a GPU learner: no CPU
+                                (["--num-env-runners", "0"], 8, 0), (["--num-env-runners", "3"], 2, 3)):
+        args = train_rllib.parse_args(argv)
+        default_runners(args, {"CPU": float(cpus)})
+        assert args.num_env_runners == runners, (argv, cpus)
+    # the default never asks for more than a Ray of its own has
+    args = train_rllib.parse_args([])
+    default_runners(args, {"CPU": 2.0})
+    assert shortfall(args, {"CPU": 2.0}) == []

@@ -30,7 +30,9 @@ def parse_args(argv=None, description=None):
     p.add_argument("--opponents", nargs="+", default=["heuristic", "random", "self"], metavar="SPEC",
                    help="agent specs for the other seats, and 'self' for frozen copies of the learner")
     p.add_argument("--iterations", type=int, default=100)
-    p.add_argument("--num-env-runners", type=int, default=1, help="sampling processes (0: in the driver)")
+    p.add_argument("--num-env-runners", type=int, default=None,
+                   help="sampling processes (0: in the driver; default: one per --torch-threads CPUs "
+                        "that Ray has, after the learners')")
     p.add_argument("--envs-per-runner", type=int, default=ENVS_PER_RUNNER,
                    help="envs each runner steps together, one batched forward pass for all "
                         "(docs/integrations.md measures 1-128)")
@@ -59,7 +61,7 @@ def parse_args(argv=None, description=None):
     for name in ("iterations", "num_env_runners", "envs_per_runner", "torch_threads", "num_learners",
                  "snapshot_every", "checkpoint_every", "train_batch_size", "minibatch_size", "num_epochs"):
         lowest = 0 if name in ("num_env_runners", "num_learners") else 1
-        if getattr(args, name) < lowest:
+        if getattr(args, name) is not None and getattr(args, name) < lowest:
             p.error(f"--{name.replace('_', '-')} must be at least {lowest}")
     if not args.learner_gpus >= 0:
         p.error("--learner-gpus must be at least 0")
@@ -127,6 +129,7 @@ def build_config(args, agents: dict):
     frozen = frozen_modules(args.snapshots)
     module = module_spec(args.hidden)
     threads = args.torch_threads
+    default_runners(args, ray.cluster_resources())
     return (
         PPOConfig()
         # RLlib's env check steps random actions, ignoring the mask, which the env refuses
@@ -149,10 +152,25 @@ def build_config(args, agents: dict):
     )
 
 
+def default_runners(args, resources: dict) -> None:
+    """Sets ``--num-env-runners``, if not given, to one runner per ``--torch-threads`` CPUs of
+    ``resources`` (Ray's ``cluster_resources()``, or this machine's before Ray starts) left after
+    the CPU learners', at least one. PPO samples, then learns, in turn: the driver's own learner
+    (``--num-learners 0``) works while the runners wait, so it is given no CPU of its own. On the
+    2-core machine that is two runners, which sample 4.1x the steps per second of the first
+    default (one runner of 8 envs) and 1.9x one runner of 64 (docs/integrations.md)."""
+    if args.num_env_runners is None:
+        learners = args.num_learners if args.learner_gpus == 0 else 0
+        cpus = int(resources.get("CPU", 1)) - learners * args.torch_threads
+        args.num_env_runners = max(1, cpus // args.torch_threads)
+
+
 def shortfall(args, resources: dict) -> list[str]:
     """What the run reserves beyond ``resources`` (Ray's ``cluster_resources()``), one line each:
     ``--torch-threads`` CPUs per env runner and per CPU learner, ``--learner-gpus`` per learner
-    (the driver's learner, with ``--num-learners 0``, reserves nothing)."""
+    (the driver's learner, with ``--num-learners 0``, reserves nothing). Runners not given are
+    counted as :func:`default_runners` sets them for ``resources``."""
+    default_runners(args, resources)
     cpus = args.torch_threads * (args.num_env_runners + (args.num_learners if args.learner_gpus == 0 else 0))
     gpus = args.learner_gpus * args.num_learners
     short = []
