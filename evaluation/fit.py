@@ -538,6 +538,15 @@ def main(argv=None) -> int:
 
 
 
+def refused_seeds(first_meta: dict, ahead: int) -> list[int]:
+    """The seeds ``luck_gain.py`` must refuse once the second stage has fitted on ``ahead`` games:
+    from the first stage's seeded games on (a first stage dealt by generators alone, such as
+    train.py's value function, has none: from the second stage's) to the second stage's last."""
+    seeds = first_meta.get("seeds")
+    seeded = isinstance(seeds, list) and len(seeds) == 2 and all(type(s) is int for s in seeds)
+    return [seeds[0] if seeded else AHEAD_SEEDS, AHEAD_SEEDS + ahead]
+
+
 def main_ahead(ap, args) -> int:
     """``--ahead``: the second stage (module docstring)."""
     t0 = time.time()
@@ -571,12 +580,12 @@ def main_ahead(ap, args) -> int:
                                    for k, v in held_out_ratios(model, data, specs, held).items()}
     meta = dict(first.meta)
     model.meta = {
-        "what": meta["what"],
+        "what": meta.get("what", "each seat's expected final reward"),
         "features_version": FEATURES_VERSION,
         "inputs": layout().size,
         "layers": [int(w.shape[1]) for w, _ in layers],
-        "games": meta["games"] + args.ahead,
-        "seeds": [meta["seeds"][0], AHEAD_SEEDS + args.ahead],
+        "games": (meta["games"] if type(meta.get("games")) is int else 0) + args.ahead,
+        "seeds": refused_seeds(meta, args.ahead),
         "stages": [
             {k: v for k, v in meta.items() if k not in ("what", "features_version", "inputs")},
             {"what": "the first stage's network (widened to the layers above where they are wider), fitted so that the "

@@ -133,6 +133,15 @@ def test_the_shipped_network_says_both_stages_and_keeps_benchmarks_off_their_see
     assert meta["layers"][:-1] == [int(w.shape[1]) for w, _ in luck.default_model().layers[:-1]]
 
 
+def test_the_second_stage_says_which_seeds_to_refuse_whatever_its_first_stage_records():
+    shipped = luck.default_model().meta
+    assert fit.refused_seeds(shipped["stages"][0], shipped["stages"][1]["games"]) == shipped["seeds"]
+    # a first stage with no seeded games (train.py's value function, dealt by generators) or a
+    # record without them: the second stage's own seeds, not a KeyError after an hour's fit
+    for meta in ({"games": 20000, "dealt_by": "havok_env.vector.VectorGames"}, {"seeds": "?"}, {}):
+        assert fit.refused_seeds(meta, 500) == [fit.AHEAD_SEEDS, fit.AHEAD_SEEDS + 500]
+
+
 def test_a_cache_file_of_the_second_stage_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     path = str(tmp_path / "games0-2.npz")
     monkeypatch.setattr(fit, "collect_ahead", lambda plan, log: {"x": np.arange(len(plan))})

@@ -1,6 +1,6 @@
-// The rules as a decision machine (havok_env/engine.py's design, in C++): the engine advances the
-// game until somebody must decide, and stops there with a pending decision. The effect
-// primitives (effects.cpp) are members too, since they act on the game through its helpers.
+// The rules as a decision machine: the engine advances the game until somebody must decide, and
+// stops there with a pending decision. The effect primitives (effects.cpp) are members too, since
+// they act on the game through its helpers.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -254,7 +254,7 @@ private:
     }
 
     void answer(int action);  // apply()'s work once the action is known to be legal
-    // helpers the primitives use (engine.py's Game methods of the same names)
+    // helpers the primitives use (havok_env/engine.py's Game offers them under the same names)
     // the pending decision's context, emptied for the next question to fill in place
     Context& new_context();
     // stops for ``player``'s decision on the choices already written into pending.choices (its
