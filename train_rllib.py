@@ -82,19 +82,16 @@ def main(argv=None) -> int:
     import ray
 
     from training.rllib_env import frozen_modules
-    from training.rllib_train import (build, build_config, default_runners, measure_sampling, refresh_snapshot,
-                                      runner_nodes, save_checkpoint, shortfall)
+    from training.rllib_train import (build, build_config, measure_sampling, refresh_snapshot, runner_nodes,
+                                      save_checkpoint, shortfall)
 
+    # shortfall() also sets the runners not given: one per CPU of the Ray the run will have
     if not ray.is_initialized():  # without --address a Ray of its own, never one found running on the machine
-        own = {"CPU": args.num_cpus or os.cpu_count(), "GPU": float("inf")}
-        if not args.address:
-            default_runners(args, own)
-        short = [] if args.address else shortfall(args, own)
+        short = [] if args.address else shortfall(args, {"CPU": args.num_cpus or os.cpu_count(), "GPU": float("inf")})
         if short:  # refused before Ray starts; its GPUs are known once it has
             return fail(f"{short[0]}; lower them, or raise --num-cpus")
         ray.init(address=args.address or "local", num_cpus=None if args.address else args.num_cpus,
                  include_dashboard=False, configure_logging=False)
-    default_runners(args, ray.cluster_resources())  # a cluster's runners: one per CPU it has
     for line in shortfall(args, ray.cluster_resources()):
         if not args.address:  # nothing will join a Ray of its own: the run would wait for ever
             return fail(f"{line}; lower them, or raise --num-cpus")

@@ -676,9 +676,10 @@ class Game:
         # game shares it (a copy of it per unpickled game built its own tables, kept for good:
         # 2 GB in a worker after some 100,000 unpickles)
         cards = None if self.cards is default_cards() else self.cards
-        if self._core.actions is not None and self.options is not None:
+        try:
             return (_replay, (self.record(), cards, self._core.log is not None))
-        return (_restore, (self.snapshot(), cards))
+        except ArgumentError:  # no record
+            return (_restore, (self.snapshot(), cards))
 
     def snapshot(self) -> dict:
         """A JSON-serialisable picture of the whole game; card lists hold names, decks top first."""

@@ -1,8 +1,9 @@
 // A game as Python holds it (PyGame: the game, a version for the Python side's caches, whether
-// run_chance left it mid-move, and the actions that made it, while they alone did) and an observation layout as Python holds it (Layout):
-// the types shared by the binding's files that take or return games. py_game.cpp binds them;
-// Batch hands out copies of its games (py_batch.cpp); the bots (py_bots.cpp) and the luck
-// correction's features (py_value.cpp) read them.
+// run_chance left it mid-move, and the actions that made it, while they alone did) and an
+// observation layout as Python holds it (Layout): the types shared by the binding's files that
+// take or return games. py_game.cpp binds them; Batch hands out copies of its games
+// (py_batch.cpp); the bots (py_bots.cpp) and the luck correction's features (py_value.cpp) read
+// them.
 #pragma once
 #include <cstdint>
 #include <memory>
