@@ -84,6 +84,24 @@ def test_games_joined_and_merged_keep_each_games_rows_and_steps():
         n = p["players"]
         assert np.allclose(got[i, :n], fit.steps_values(p, model).sum(axis=0))
         assert not got[i, n:].any()
+    # the rows are kept by their nonzero inputs, and come back as they were, across the merge
+    x = np.concatenate([p["x"] for p in parts]).astype(np.float32)
+    assert np.array_equal(fit.dense_rows(two, 0, len(x)), x)
+    r0, r1 = two["row_at"][1], two["row_at"][2]
+    assert np.array_equal(fit.dense_rows(two, r0, r1), parts[1]["x"].astype(np.float32))
+    assert len(two["x_val"]) == np.count_nonzero(x) < x.size / 4
+
+
+def test_a_cache_file_with_its_rows_dense_is_read_as_a_sparse_one(tmp_path):
+    one = fit.join([fit.game_steps(record(("heuristic", "random"), 20), ["heuristic", "random"])])
+    dense = {k: v for k, v in one.items() if not k.startswith("x_")}
+    dense["x"] = fit.dense_rows(one, 0, len(one["x_ptr"]) - 1).astype(np.float16)
+    np.savez(tmp_path / "old.npz", **dense)
+    np.savez(tmp_path / "new.npz", **one)
+    for name in ("old.npz", "new.npz"):
+        got = fit.read_part(tmp_path / name)
+        assert got.keys() == one.keys()
+        assert all(np.array_equal(got[k], one[k]) for k in one)
 
 
 def test_the_loss_is_what_the_corrected_rewards_vary_by_and_the_fit_keeps_its_best_epoch():
@@ -102,7 +120,7 @@ def test_the_loss_is_what_the_corrected_rewards_vary_by_and_the_fit_keeps_its_be
     for g in games:  # the first step is the start value: its entries valued by the model
         n = int(data["players"][g])
         e0, e1 = data["entry_at"][g], data["entry_at"][g + 1]
-        v = model.predict(data["x"][data["row_at"][g]:data["row_at"][g + 1]].astype(np.float32)).reshape(-1, n)
+        v = model.predict(fit.dense_rows(data, data["row_at"][g], data["row_at"][g + 1])).reshape(-1, n)
         sel = data["e_step"][e0:e1] == 0
         starts[g, :n] = first[g, :n] + (data["e_coeff"][e0:e1][sel, None] * v[data["e_state"][e0:e1][sel]]).sum(axis=0)
     want = ((fit.corrected_of(model, data, games) - starts) ** 2).sum() / data["players"].sum()
