@@ -25,6 +25,8 @@ of zero.
 
 ``--reruns K`` also corrects the search bot's decisions (evaluation.luck.analyse: its expectation
 estimated by asking it again K times with independent draws; K searches per decision of it).
+``--deeper W`` mixes the value with its expectation one chance event further on, with weight W
+(evaluation.luck.analyse; about twenty times the time of a correction).
 ``--records PATH`` keeps each game played (its record, one JSON line) and takes a game from there
 rather than playing it again: the same games corrected another way cost only the correction.
 ``--value PATH`` measures another value function than the shipped one (the same games: compare
@@ -78,7 +80,7 @@ def games_needed(sd: float) -> int:
 
 
 def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True,
-         modes=(True,), model=None, reruns=0, records=None):
+         modes=(True,), model=None, reruns=0, records=None, deeper=0.0):
     """Play and correct ``games`` games; one row per game and mode (``True``: the value looks ahead
     through the known policies, ``False``: taken where each position stands)."""
     agents = {}  # one agent per spec and seat, built once (a trained model loads once)
@@ -113,8 +115,9 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
                     keep.write(json.dumps({"game": key, "record": rec}) + "\n")
                     keep.flush()
             for ahead in modes:
-                lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns)
-                row = {"a": a, "b": b, "players": players, "ahead": ahead, "reruns": reruns, "seed": seed + g,
+                lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns, deeper=deeper)
+                row = {"a": a, "b": b, "players": players, "ahead": ahead, "reruns": reruns, "deeper": deeper,
+                       "seed": seed + g,
                        "seat": seat, "raw": float(lk.rewards[seat]), "corrected": float(lk.corrected[seat]),
                        "luck": {k: float(v[seat]) for k, v in lk.by_kind().items()}}
                 if steps:
@@ -156,16 +159,18 @@ def summary(rows: list) -> dict:
 def report(rows: list, steps: bool) -> str:
     groups = defaultdict(list)
     for r in rows:
-        groups[(r["a"], r["b"], r["players"], r.get("ahead", False), r.get("reruns", 0))].append(r)
+        groups[(r["a"], r["b"], r["players"], r.get("ahead", False), r.get("reruns", 0), r.get("deeper", 0))].append(r)
     lines = ["| pairing | players | games | score (raw) | corrected | SD raw | SD corrected | ratio | "
              "games for +-3 points: raw | corrected |", "|---|---|---|---|---|---|---|---|---|---|"]
     details = []
-    for (a, b, n, ahead, reruns), rs in groups.items():
+    for (a, b, n, ahead, reruns, deeper), rs in groups.items():
         s = summary(rs)
         if not ahead:
             b += " (valued where it stands)"
         if reruns:
             b += f" (search decisions corrected, {reruns} reruns)"
+        if deeper:
+            b += f" (one event deeper, weight {deeper:g})"
         lines.append(f"| {a} vs {b} | {n} | {s['games']:,} | {s['score']:+.3f} +- {s['ci']:.3f} | "
                      f"{s['corrected']:+.3f} +- {s['corrected_ci']:.3f} | {s['sd']:.3f} | "
                      f"{s['corrected_sd']:.3f} | **{s['ratio']:.2f}** | {s['needed']:,} | "
@@ -215,6 +220,9 @@ def main(argv=None) -> int:
     ap.add_argument("--reruns", type=int, default=0, metavar="K",
                     help="correct the search bot's decisions too, its expectation estimated by asking "
                          "it again K times with independent draws (K searches per decision)")
+    ap.add_argument("--deeper", type=float, default=0.0, metavar="W",
+                    help="weight (0 to 1) of the value's expectation one chance event further on "
+                         "(about twenty times the time)")
     ap.add_argument("--records", metavar="PATH", help="keep the games played here (JSON lines) and replay "
                                                       "the ones it holds instead of playing them again")
     ap.add_argument("--out", help="append one JSON line per game here")
@@ -234,6 +242,8 @@ def main(argv=None) -> int:
         ap.error("--games must be at least 2")
     if args.reruns < 0:
         ap.error("--reruns must be 0 or more")
+    if not 0.0 <= args.deeper <= 1.0:
+        ap.error("--deeper must be from 0 to 1")
     try:
         model = ValueModel.load(args.value) if args.value else None
     except ModelFileError as e:
@@ -251,7 +261,7 @@ def main(argv=None) -> int:
             t = time.time()
             modes = (True, False) if args.both else (not args.where_it_stands,)
             rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes, model=model,
-                         reruns=args.reruns, records=args.records)
+                         reruns=args.reruns, records=args.records, deeper=args.deeper)
             print(f"{a} vs {b}: {args.games} games in {time.time() - t:.0f} s", file=sys.stderr)
     finally:
         if out is not None:

@@ -196,7 +196,7 @@ class Trace:
 
 
 def trace(record: dict, random_seats=(), check: bool = False, every_outcome: bool = True,
-          arrange=None, advance=None, sample=None) -> Trace:
+          arrange=None, advance=None, sample=None, deeper=None) -> Trace:
     """Replay ``record`` and list its luck events, the decisions of ``random_seats`` (seats played
     by the uniformly random bot) included, each with the state after every outcome (see
     :class:`Event`; with ``every_outcome=False`` only after the actual one, the others None: what
@@ -216,12 +216,21 @@ def trace(record: dict, random_seats=(), check: bool = False, every_outcome: boo
     ``sample`` (seat -> ``draw(game, seat, index)``), if given, makes the decisions of those seats
     events: ``draw`` gets a copy of the game at the decision and the action's index in the record,
     and returns actions the seat's policy takes there with draws independent of the game's (the
-    module docstring)."""
-    return _Tracer(record, set(random_seats), check, every_outcome, arrange, advance, sample).run()
+    module docstring).
+
+    ``deeper(at, outcomes, weights)``, if given, is asked wherever the engine, playing on from an
+    outcome (or from a decision, with ``check``), stops before a chance point it can list (a flip,
+    a draw from a deck that needs no reshuffle, a contest) or at a decision of a random seat: ``at``
+    is the state there, ``outcomes`` the state after each outcome of that next event, played on the
+    same way but no further, and ``weights`` their probabilities (unnormalised). What it returns
+    (a value per seat) is taken as the state after, as final rewards are: one chance event deeper.
+    Every outcome's state still follows from the game so far and that outcome alone."""
+    return _Tracer(record, set(random_seats), check, every_outcome, arrange, advance, sample, deeper).run()
 
 
 class _Tracer:
-    def __init__(self, record, random_seats, check, every_outcome=True, arrange=None, advance=None, sample=None):
+    def __init__(self, record, random_seats, check, every_outcome=True, arrange=None, advance=None, sample=None,
+                 deeper=None):
         if not isinstance(record, dict) or not {"seed", "options", "actions"} <= set(record) \
                 or not isinstance(record["options"], dict) or not isinstance(record["actions"], list):
             raise TraceError("not a game record: it needs 'seed', 'options' and a list of 'actions'")
@@ -232,6 +241,7 @@ class _Tracer:
         self.arrange = arrange
         self.advance = advance
         self.sample = dict(sample or {})
+        self.deeper = deeper
         self.events: list[Event] = []
         self.action = -1
         self.decisions: list = []
@@ -408,11 +418,13 @@ class _Tracer:
 
     # -- every outcome -----------------------------------------------------------------------------
 
-    def rerun(self, node: _Node, action, force, stop: int):
+    def rerun(self, node: _Node, action, force, stop: int, deep: bool = True):
         """The move from ``node`` played again (``action`` taken there; None: the first move) with
         the chance points ``force`` makes come out otherwise, stopped just before the first event
         from point ``stop`` on: what a value function reads there, at the next decision or at the
-        end."""
+        end. With ``deeper`` (and ``deep``), that next event's outcomes are played on too
+        (:meth:`spread`)."""
+        deep = deep and self.deeper is not None
         while True:
             g = node.game.clone()
             seen = node.seen.copy()
@@ -426,17 +438,48 @@ class _Tracer:
             # its state is read where it lies, through a live view, not copied out
             if stopped:
                 state = g.s
-                if points[-1].kind == "flip" and seen.flip(len(state.havok)) is None:
-                    stop += 1  # a card somebody had seen: no event, the move goes on
-                    continue
+                end = None
+                if points[-1].kind == "flip":
+                    end = seen.flip(len(state.havok))
+                    if end is None:
+                        stop += 1  # a card somebody had seen: no event, the move goes on
+                        continue
+                if deep:
+                    return self.spread((state, seen.top), node, action, force, stop, points[-1], end)
                 return (state, seen.top)
             if g.is_over:
                 return g.rewards()
             state = g.s
             a = self.advance(g, state) if self.advance is not None else None
             if a is None:
+                p = state.pending
+                if deep and p is not None and p["player"] in self.random_seats and p["purpose"] != "bottom":
+                    choices = list(p["choices"])
+                    return self.deeper((state, seen.top), [self.rerun(_Node(g, seen, state, c), c, (), 0, False)
+                                                           for c in choices], [1] * len(choices))
                 return (state, seen.top)
             node, action, force, stop = _Node(g, seen, state, a), a, (), 0
+
+    def spread(self, at, node: _Node, action, force, stop: int, pt, end):
+        """With ``deeper``: what it makes of the outcomes of the chance point ``pt``, which the move
+        from ``node`` (``action``, ``force``) stopped before at ``at``, each played on to the next
+        stop; ``at`` itself where they cannot be listed before the point (a draw that reshuffles
+        the discard pile first, its order still to come)."""
+        state = at[0]
+        if pt.kind == "flip":
+            kinds, counts = _outcomes(state.havok[:end])
+            where = [state.havok.index(o, 0, end) for o in kinds]
+        elif pt.kind == "draw":
+            if pt.range < 0:
+                return at
+            kinds, counts = _outcomes(state.hijinks)
+            where = [state.hijinks.index(o) for o in kinds]
+        else:
+            counts = [1] * pt.range
+            where = list(range(pt.range))
+        force = list(force)
+        return self.deeper(at, [self.rerun(node, action, force + [(stop, j)], stop + 1, False) for j in where],
+                           counts)
 
     def ahead(self, node: _Node):
         """Where the value is taken for the decision at ``node``: there, or with ``advance``, where

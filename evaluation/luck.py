@@ -56,13 +56,13 @@ def unavailable() -> str | None:
     return None
 
 
-def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None) -> list | None:
+def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None, deeper: float = 0.0) -> list | None:
     """Each seat's corrected reward of a finished game, or None where :func:`unavailable` says
-    why the correction cannot be made: what tournaments and ledgers report. ``ahead`` and
-    ``seats``: see :func:`analyse`; a seat not in ``seats`` gets None."""
+    why the correction cannot be made: what tournaments and ledgers report. ``ahead``, ``seats``
+    and ``deeper``: see :func:`analyse`; a seat not in ``seats`` gets None."""
     if unavailable() is not None:
         return None
-    c = analyse(record, policies, ahead=ahead, seats=seats).corrected
+    c = analyse(record, policies, ahead=ahead, seats=seats, deeper=deeper).corrected
     return [None if np.isnan(v) else float(v) for v in c]
 
 
@@ -244,7 +244,7 @@ def resamplers(policies, num_players: int, seed, reruns: int) -> dict:
 
 
 def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: bool = False,
-            ahead: bool = True, seats=None, reruns: int = 0) -> GameLuck:
+            ahead: bool = True, seats=None, reruns: int = 0, deeper: float = 0.0) -> GameLuck:
     """The luck correction of one finished game. ``policies`` names each seat's agent (a spec
     such as ``random``, ``heuristic``, ``search``, a model path, ``human``; None if unknown): only
     the ``random`` bot's decisions are corrected. Raises :class:`TraceError` for a record that does
@@ -267,7 +267,16 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
     ``reruns`` (default 0: none) corrects the decisions of the search bot too: each is a luck event
     whose outcomes are the search's choices when asked again ``reruns`` times with independent
     draws (:class:`_Rerun`), which estimate its expectation without bias. It costs ``reruns``
-    searches per decision of the search bot."""
+    searches per decision of the search bot.
+
+    ``deeper`` (default 0), from 0 to 1, is the weight of the value taken one chance event further
+    on: wherever the value is taken before a flip, a draw, a contest or a random bot's decision,
+    it is ``(1 - deeper) V + deeper E[V]``, the expectation over that next event's outcomes, each
+    played on to the stop after it (:func:`evaluation.chance.trace`'s ``deeper``). A mix of two
+    fixed functions of the game so far is one too, so it stays unbiased; it costs about twenty
+    times the tracing and valuing (docs/luck.md, "One event deeper")."""
+    if not 0.0 <= deeper <= 1.0:
+        raise ValueError(f"deeper must be from 0 to 1, not {deeper!r}")
     model = model or default_model()
     rand = random_seats(policies)
     advance = None
@@ -276,7 +285,8 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
     if ahead:
         advance = lookahead(policies, n)
     sample = resamplers(policies, n, record.get("seed") if isinstance(record, dict) else None, reruns)
-    tr = trace(record, rand, check=steps, advance=advance, sample=sample)
+    tr = trace(record, rand, check=steps, advance=advance, sample=sample,
+               deeper=_deeper(model, rand, seats, deeper) if deeper else None)
     if tr.rewards is None:
         raise TraceError("the record stops before the end of the game")
     n = tr.num_players
@@ -307,6 +317,20 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
                   *(v for _, _, v in luck.steps or ())):
             a[..., other] = np.nan
     return luck
+
+
+def _deeper(model: ValueModel, rand, seats, weight: float):
+    """The ``deeper`` of :func:`evaluation.chance.trace` for :func:`analyse`: V where the engine
+    stopped, mixed with V's expectation over the next event's outcomes."""
+
+    def mix(at, outcomes, weights):
+        n = at[0].num_players
+        cols = None if seats is None else [q for q in seats if 0 <= q < n]
+        v = _values(model, [at] + outcomes, n, rand, cols)
+        w = np.asarray(weights, dtype=np.float64)
+        return list((1.0 - weight) * v[0] + weight * ((w / w.sum()) @ v[1:]))
+
+    return mix
 
 
 def _steps(tr, model, policies, expected, actual, rand, seats=None) -> list:

@@ -11,6 +11,7 @@ from arena_util import ADMIN, ADMIN_HEADERS, client, join, make_arena, play
 
 import evaluate
 import evaluation.ledger
+from evaluation import luck
 from arena import bots as arena_bots
 from arena import ledger, payload, results
 from arena.study import next_assignment, slot_position
@@ -371,6 +372,16 @@ def test_evaluate_summarises_an_arena_database(arena, tmp_path, capsys):
     assert "OpenSkill" in out and "human:ann" in out and "heuristic" in out
     data = json.loads((tmp_path / "s.json").read_text())
     assert sum(b["human_games"] for b in data["bots"]) == 2
+    # the luck correction one event deeper: each game's corrected reward is analyse's with it
+    assert evaluate.main(["--ledger", url, "--deeper", "0.5", "--json", str(tmp_path / "d.json")]) == 0
+    deep = json.loads((tmp_path / "d.json").read_text())
+    acts = arena.store.all_actions()
+    for g, row in zip(sorted(arena.store.games(status="finished"), key=lambda g: (g["finished"] or "", g["id"])),
+                      deep["games"]):
+        policies = ["human" if p == g["human_seat"] else g["bot"] for p in range(g["options"]["num_players"])]
+        rec = {"seed": g["seed"], "options": g["options"], "actions": acts[g["id"]]}
+        assert row["corrected"] == pytest.approx(luck.analyse(rec, policies, deeper=0.5).corrected[g["human_seat"]])
+    assert [r["corrected"] for r in deep["games"]] != [r["corrected"] for r in data["games"]]
 
 
 def test_the_summary_json_is_written_whole_or_not_at_all(arena, tmp_path, monkeypatch, torn_json):

@@ -100,10 +100,10 @@ def test_tracing_leaves_seeded_games_as_they_were():
 # -- every outcome enumerated: the corrections average to zero ---------------------------------------
 
 
-def correction_table(rec, pick, arrange, model, random_seats=(), advance=None):
+def correction_table(rec, pick, arrange, model, random_seats=(), advance=None, deeper=None):
     """(outcomes, weights, values after each outcome, correction) of the event ``pick`` chooses
     in ``rec`` played with the decks as ``arrange`` leaves them."""
-    tr = chance.trace(rec, random_seats, arrange=arrange, advance=advance)
+    tr = chance.trace(rec, random_seats, arrange=arrange, advance=advance, deeper=deeper)
     ev = pick(tr.events)
     values = luck._values(model, ev.after, tr.num_players)
     p = np.asarray(ev.weights, float) / ev.total
@@ -193,6 +193,55 @@ def test_looking_ahead_keeps_the_first_flip_and_draw_corrections_zero_on_average
     assert_mean_zero(draws)
 
 
+@pytest.mark.parametrize("specs", [("heuristic", "random"), ("search", "heuristic", "random")])
+def test_one_event_deeper_keeps_the_first_flip_draw_and_random_decision_corrections_zero_on_average(specs):
+    """With the value mixed with its expectation over the next event (``deeper``), every
+    outcome's value is still the same whatever the unseen cards are, and the corrections average to
+    exactly zero."""
+    players = len(specs)
+    rand = [players - 1]
+    advance = luck.lookahead(list(specs), players)
+    model = random_model(6)
+    deeper = luck._deeper(model, rand, None, 0.5)
+    rec = {"seed": 50 + players, "options": {"num_players": players, "dragons": None}, "actions": []}
+    flips = [correction_table(rec, first("flip"), swap("havok", 0, j), model, rand, advance, deeper)
+             for j in range(deck_sizes(players)[0])]
+    assert_mean_zero(flips)
+    played = record(specs, 33)
+    short, _ = first_action_with(played, "draw", rand)
+    draws = [correction_table(short, first("draw"), swap("hijinks", 0, j), model, rand, advance, deeper)
+             for j in range(deck_sizes(players)[1])]
+    assert_mean_zero(draws)
+    decision = next(ev for ev in chance.trace(played, rand).events if ev.kind == "decision" and len(ev.outcomes) >= 3)
+    tables = []
+    for a in decision.outcomes:
+        short = dict(played, actions=played["actions"][:decision.action] + [a])
+        pick = lambda evs: [e for e in evs if e.kind == "decision"][-1]  # noqa: E731
+        tables.append(correction_table(short, pick, None, model, rand, advance, deeper))
+    assert_mean_zero(tables)
+
+
+def test_one_event_deeper_is_the_mix_of_the_value_and_its_expectation_over_the_next_event():
+    specs = ["heuristic", "random"]
+    rec = record(specs, 34)
+    model = random_model(7)
+    shallow, deep, half = (luck.analyse(rec, specs, model, steps=True, deeper=w) for w in (0.0, 1.0, 0.5))
+    assert np.allclose(half.corrected, (shallow.corrected + deep.corrected) / 2, atol=1e-9)
+    assert np.abs(deep.corrected - shallow.corrected).max() > 1e-3
+    assert np.allclose(sum(v for _, _, v in deep.steps), deep.corrected, atol=1e-9)
+    # where the engine stops before a flip, the deeper value is V's mean over the cards that could come
+    tr = chance.trace(rec, [1], advance=luck.lookahead(specs, 2), deeper=luck._deeper(model, [1], None, 1.0))
+    i = next(i for i, e in enumerate(tr.events) if e.kind == "flip" and isinstance(e.after[e.actual], list))
+    plain = chance.trace(rec, [1], advance=luck.lookahead(specs, 2))
+    assert [e.kind for e in plain.events] == [e.kind for e in tr.events]
+    ev, nxt = tr.events[i], plain.events[i + 1]  # the next event on the way the game went
+    assert nxt.kind in ("flip", "draw", "coin", "decision")
+    p = np.asarray(nxt.weights, float) / nxt.total
+    assert np.allclose(ev.after[ev.actual], p @ luck._values(model, nxt.after, 2, [1]), atol=1e-9)
+    with pytest.raises(ValueError, match="deeper must be from 0 to 1"):
+        luck.analyse(rec, specs, model, deeper=1.5)
+
+
 def test_looking_ahead_plays_on_with_each_seats_policy_and_stops_where_it_must():
     g = Game(3, seed=9)
     advance = luck.lookahead(["random", "heuristic", "search"], 3)
@@ -276,8 +325,9 @@ def test_random_bot_decision_corrections_average_to_zero_over_its_choices():
 # -- nothing but the replay --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("specs,seed", [(("random", "heuristic"), 51), (("heuristic",) * 4, 52)])
-def test_corrections_ignore_the_order_of_cards_nobody_saw(specs, seed, monkeypatch):
+@pytest.mark.parametrize("specs,seed,deeper", [(("random", "heuristic"), 51, 0.0), (("heuristic",) * 4, 52, 0.0),
+                                              (("random", "heuristic"), 53, 0.5)])
+def test_corrections_ignore_the_order_of_cards_nobody_saw(specs, seed, deeper, monkeypatch):
     """Reordering the cards that were never revealed, in both decks, changes nothing."""
     rec = record(specs, seed)
     seats = [i for i, s in enumerate(specs) if s == "random"]
@@ -286,7 +336,7 @@ def test_corrections_ignore_the_order_of_cards_nobody_saw(specs, seed, monkeypat
     drawn = sum(1 for ev in tr.events if ev.kind == "draw")
     assert drawn <= deck_sizes(len(specs))[1]  # no reshuffle: the rest of the deck was never seen
     model = luck.default_model()
-    base = luck.analyse(rec, specs, model)
+    base = luck.analyse(rec, specs, model, deeper=deeper)
 
     def arrange(s):
         rng = random.Random(seed)
@@ -301,7 +351,7 @@ def test_corrections_ignore_the_order_of_cards_nobody_saw(specs, seed, monkeypat
     arranged = []
     real = chance.trace
     monkeypatch.setattr(luck, "trace", lambda *a, **k: real(*a, **dict(k, arrange=arrange)))
-    other = luck.analyse(rec, specs, model)
+    other = luck.analyse(rec, specs, model, deeper=deeper)
     assert arranged and Game.replay(rec).rewards() == list(other.rewards)
     assert np.array_equal(base.corrections, other.corrections)
     assert np.array_equal(base.corrected, other.corrected)
@@ -462,6 +512,17 @@ def test_the_ledger_summary_gives_each_human_a_corrected_score_against_each_bot(
         assert by[opp]["score"] == pytest.approx(np.mean([Game.replay(e).rewards()[e["humans"][0]] for e in es]))
     lk = luck.analyse(entries[0], entries[0]["seats"])
     assert {lk.seats[i] for i, k in enumerate(lk.kinds) if k == "decision"} == {1}
+    # one event deeper (evaluate.py --deeper W)
+    assert evaluate.main(["--ledger", str(path), "--deeper", "0.5", "--json", str(tmp_path / "d.json")]) == 0
+    deep = {m["opponent"]: m for m in json.loads((tmp_path / "d.json").read_text())["matchups"]}
+    cor = [luck.analyse(e, e["seats"], deeper=0.5).corrected[e["humans"][0]] for e in entries[4:]]
+    assert deep["heuristic"]["corrected_score"] == pytest.approx(np.mean(cor))
+    assert deep["heuristic"]["corrected_score"] != pytest.approx(by["heuristic"]["corrected_score"])
+    for argv, msg in ((["--ledger", str(path), "--deeper", "2"], "--deeper must be from 0 to 1"),
+                      (["--agents", "heuristic", "random", "--deeper", "0.5"], "applies to a ledger's summary")):
+        with pytest.raises(SystemExit):
+            evaluate.main(argv)
+        assert msg in capsys.readouterr().err
 
 
 _NUMPY_SEES = """
