@@ -12,7 +12,9 @@ luck-corrected scores (AIVAT), which need fewer games for the same certainty.
   in a recorded game minus the luck of its chance events and of the random bot's decisions, an
   unbiased estimate of the same expected reward with a smaller variance;
   :func:`evaluation.luck.corrected_batch` does many games, :func:`evaluation.luck.analyse` gives
-  the correction of every event (and, with ``steps=True``, where the variance left comes from).
+  the correction of every event (with ``steps=True``, where the variance left comes from; with
+  ``deeper=0.7``, the value taken one chance event further on, which narrows the intervals more for
+  about eighteen times the time).
   :mod:`evaluation.chance` lists a replay's chance events with every outcome;
   :mod:`agents.value` is the fixed value function; :mod:`evaluation.fit` fitted it.
 
