@@ -1,11 +1,13 @@
 """``python -m arena export|import``: the arena's games to and from the JSONL human ledger.
 
     python -m arena export --db sqlite:///results/arena.db [--out PATH]   (default: stdout)
-    python -m arena export --db sqlite:///results/arena.db --tables DIR
+    python -m arena export --db sqlite:///results/arena.db --tables DIR [--deeper W]
     python -m arena import --db sqlite:///results/arena.db LEDGER.jsonl
 
 ``--tables DIR`` writes the study's data for analysis instead (``arena/export.py``):
-participants.csv, games.csv, decisions.csv, answers.csv and study.json.
+participants.csv, games.csv, decisions.csv, answers.csv and study.json. ``--deeper W`` takes the
+luck correction's value one chance event further on (docs/luck.md, "One event deeper": narrower
+per-participant intervals for about half a CPU-second a game).
 
 (``python evaluate.py --serve ...`` starts the server; see the package docstring.)
 """
@@ -27,10 +29,17 @@ def main(argv=None) -> int:
     ex.add_argument("--db", default=DEFAULT_DB)
     ex.add_argument("--out", metavar="PATH", help="file to write (default: standard output)")
     ex.add_argument("--tables", metavar="DIR", help="write the CSV tables and study.json to DIR instead")
+    ex.add_argument("--deeper", type=float, default=0.0, metavar="W",
+                    help="with --tables: the luck correction's weight (0 to 1) of the value one chance event "
+                         "further on")
     im = sub.add_parser("import", help="add a ledger's games (each line is replayed and checked)")
     im.add_argument("--db", default=DEFAULT_DB)
     im.add_argument("ledger", metavar="LEDGER.jsonl")
     args = p.parse_args(argv)
+    if args.cmd == "export" and not 0.0 <= args.deeper <= 1.0:
+        p.error("--deeper must be from 0 to 1")
+    if args.cmd == "export" and args.deeper and not args.tables:
+        p.error("--deeper applies to --tables (a ledger line keeps the replay, not a correction)")
     if not _have_extras({k: v for k, v in SERVER_NEEDS.items() if k == "sqlalchemy"}):
         return 2
     from .ledger import export_text, import_text
@@ -43,7 +52,7 @@ def main(argv=None) -> int:
         return 2
     try:
         if args.cmd == "export" and args.tables:
-            return _tables(store, args.tables)
+            return _tables(store, args.tables, args.deeper)
         if args.cmd == "export":
             text = export_text(store)
             if args.out:
@@ -68,7 +77,7 @@ def main(argv=None) -> int:
         store.close()
 
 
-def _tables(store, folder: str) -> int:
+def _tables(store, folder: str, deeper: float = 0.0) -> int:
     import json
     import os
 
@@ -80,7 +89,7 @@ def _tables(store, folder: str) -> int:
         print(f"python -m arena: error: {store.url} holds no study", file=sys.stderr)
         return 2
     study = Study.from_dict(stored)
-    data = export.everything(store, study)
+    data = export.everything(store, study, deeper)
     try:
         os.makedirs(folder, exist_ok=True)
         for name, (_, columns) in export.TABLES.items():

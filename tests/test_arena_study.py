@@ -24,6 +24,7 @@ from arena.bots import BotPool
 from arena.store import Store, meta
 from arena.study import STAGES, TUTORIAL, Study, StudyFileError, load_study_file
 from arena.tutorial import GOALS, simulate
+from evaluation import luck
 
 EXAMPLE = ROOT / "examples" / "study.toml"
 
@@ -426,6 +427,26 @@ def test_the_command_line_writes_the_tables(tmp_path, capsys):
             assert next(csv.reader(f)) == columns
     data = json.loads((tmp_path / "out" / "study.json").read_text())
     assert data["study"]["agents"] == ["heuristic", "random"] and len(data["games"]) == 1
+    assert data["luck_deeper"] == 0.0
+    # the luck correction one event deeper: the game's corrected reward is analyse's with it
+    assert main(["export", "--db", url, "--tables", str(tmp_path / "deep"), "--deeper", "0.7"]) == 0
+    deep = json.loads((tmp_path / "deep" / "study.json").read_text())
+    g, = deep["games"]
+    store = Store(url)
+    acts = store.all_actions()[g["game"]]
+    options = next(x["options"] for x in store.games(kind=None) if x["id"] == g["game"])
+    store.close()
+    policies = ["human" if p == g["seat"] else g["bot"] for p in range(g["players"])]
+    rec = {"seed": g["seed"], "options": options, "actions": acts}
+    want = luck.analyse(rec, policies, deeper=0.7).corrected[g["seat"]]
+    assert deep["luck_deeper"] == 0.7 and g["corrected"] == pytest.approx(want)
+    assert g["corrected"] != pytest.approx(data["games"][0]["corrected"])
+    assert deep["participants"][0]["corrected_score"] == pytest.approx(want)
+    for argv, msg in ((["--tables", str(tmp_path / "x"), "--deeper", "1.5"], "--deeper must be from 0 to 1"),
+                      (["--deeper", "0.5"], "--deeper applies to --tables")):
+        with pytest.raises(SystemExit):
+            main(["export", "--db", url] + argv)
+        assert msg in capsys.readouterr().err
 
 
 def test_a_failing_bot_is_not_named_to_a_blinded_participant(tmp_path, capsys):
