@@ -275,7 +275,7 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
     played on to the stop after it (:func:`evaluation.chance.trace`'s ``deeper``). A mix of two
     fixed functions of the game so far is one too, so it stays unbiased; it costs about twenty
     times the tracing and valuing (docs/luck.md, "One event deeper")."""
-    if not 0.0 <= deeper <= 1.0:
+    if isinstance(deeper, bool) or not isinstance(deeper, (int, float)) or not 0.0 <= deeper <= 1.0:
         raise ValueError(f"deeper must be from 0 to 1, not {deeper!r}")
     model = model or default_model()
     rand = random_seats(policies)

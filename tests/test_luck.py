@@ -238,8 +238,9 @@ def test_one_event_deeper_is_the_mix_of_the_value_and_its_expectation_over_the_n
     assert nxt.kind in ("flip", "draw", "coin", "decision")
     p = np.asarray(nxt.weights, float) / nxt.total
     assert np.allclose(ev.after[ev.actual], p @ luck._values(model, nxt.after, 2, [1]), atol=1e-9)
-    with pytest.raises(ValueError, match="deeper must be from 0 to 1"):
-        luck.analyse(rec, specs, model, deeper=1.5)
+    for bad in (1.5, -0.1, float("nan"), "0.5", True, None):
+        with pytest.raises(ValueError, match="deeper must be from 0 to 1"):
+            luck.analyse(rec, specs, model, deeper=bad)
 
 
 def test_looking_ahead_plays_on_with_each_seats_policy_and_stops_where_it_must():
