@@ -218,17 +218,18 @@ _SIZES = {"row": "x", "entry": "e_step", "step": "const", "pathn": "path"}
 
 
 def sparse(x: np.ndarray) -> dict:
-    """Feature rows kept by their nonzero inputs (about 48 of 359: a sixth of the memory, so that
-    three times the games fit): ``x_ptr`` (where each row's inputs start, one more than the rows),
-    ``x_col`` (which inputs) and ``x_val`` (their values, float16 as the rows were)."""
+    """Feature rows kept by their nonzero inputs (57 of 359 on average: a third of the memory, so
+    that three times the games fit): ``x_at`` (where each row's inputs start, one more than the
+    rows: offsets, merged as the other ``_at`` arrays are), ``x_col`` (which inputs) and ``x_val``
+    (their values, float16 as the rows were)."""
     nz = x != 0
-    return {"x_ptr": np.r_[0, np.cumsum(nz.sum(axis=1))].astype(np.int64),
+    return {"x_at": np.r_[0, np.cumsum(nz.sum(axis=1))].astype(np.int64),
             "x_col": np.nonzero(nz)[1].astype(np.uint16), "x_val": x[nz].astype(np.float16)}
 
 
 def dense_rows(d: dict, r0: int, r1: int) -> np.ndarray:
     """Rows ``r0`` to ``r1`` of joined games (:func:`join`), as the float32 inputs of the network."""
-    ptr = d["x_ptr"]
+    ptr = d["x_at"]
     p0, p1 = ptr[r0], ptr[r1]
     out = np.zeros((r1 - r0, layout().size), np.float32)
     out[np.repeat(np.arange(r1 - r0), np.diff(ptr[r0:r1 + 1])), d["x_col"][p0:p1]] = d["x_val"][p0:p1]
@@ -255,12 +256,12 @@ def merge(datas) -> dict:
     out: dict = {}
     for d in datas:
         for k, v in d.items():
-            if k.endswith("_at") or k == "x_ptr":
+            if k.endswith("_at"):
                 v = v[1:] + (out[k][-1][-1] if k in out else 0)
             out.setdefault(k, []).append(v)
         del d
     for k in list(out):
-        if k.endswith("_at") or k == "x_ptr":
+        if k.endswith("_at"):
             out[k] = np.concatenate([np.zeros(1, np.int64)] + out[k])
         else:
             pieces = out.pop(k)
@@ -596,7 +597,7 @@ def main_ahead(ap, args) -> int:
     cached = args.cache is not None and all(f.exists() for f in ahead_files(args.ahead, args.cache))
     data, specs = load_ahead(args.ahead, args.jobs, args.cache, log=log)
     played = time.time() - t0
-    log(f"{len(data['x_ptr']) - 1} rows of {args.ahead} games in {played:.0f} s")
+    log(f"{data['row_at'][-1]} rows of {args.ahead} games in {played:.0f} s")
     held = np.arange(args.ahead)[np.arange(args.ahead) % 10 == 0]
     before = held_out_ratios(first, data, specs, held)
     layers, report = fit_ahead(data, layers, args.epochs, log=log, threads=args.jobs)
@@ -621,7 +622,7 @@ def main_ahead(ap, args) -> int:
              "games": args.ahead, "seeds": [AHEAD_SEEDS, AHEAD_SEEDS + args.ahead],
              "players": {str(k): v for k, v in AHEAD_SHARE.items()},
              "agents": {str(n): [[w, list(s)] for w, s in m] for n, m in AHEAD_MIX.items()},
-             "rows": int(len(data["x_ptr"]) - 1), "epochs": args.epochs, "fit": report,
+             "rows": int(data["row_at"][-1]), "epochs": args.epochs, "fit": report,
              "seconds": {"reading_the_games_from_the_cache" if cached else "playing_and_tracing_the_games":
                          round(played), "fit": round(time.time() - t0 - played)},
              "command": "python -m evaluation.fit " + " ".join(argv_of(args))},

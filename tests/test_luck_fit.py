@@ -95,7 +95,7 @@ def test_games_joined_and_merged_keep_each_games_rows_and_steps():
 def test_a_cache_file_with_its_rows_dense_is_read_as_a_sparse_one(tmp_path):
     one = fit.join([fit.game_steps(record(("heuristic", "random"), 20), ["heuristic", "random"])])
     dense = {k: v for k, v in one.items() if not k.startswith("x_")}
-    dense["x"] = fit.dense_rows(one, 0, len(one["x_ptr"]) - 1).astype(np.float16)
+    dense["x"] = fit.dense_rows(one, 0, one["row_at"][-1]).astype(np.float16)
     np.savez(tmp_path / "old.npz", **dense)
     np.savez(tmp_path / "new.npz", **one)
     for name in ("old.npz", "new.npz"):
