@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 import time
@@ -192,6 +193,18 @@ class SearchAgent(Agent):
 
     def act(self, observation, action_mask, view) -> int:
         return self.choose(view, None if self.guide is None else self.guide.act(observation, action_mask))
+
+    def snapshot(self) -> tuple:
+        """What this bot carries from one decision to the next: its generator's state and its
+        baseline's memory (a guide's policy and a value network keep none). With :meth:`restore`,
+        the luck correction asks the bot what it would have done in positions the game did not
+        reach, as it stood at that point of the game (``evaluation.luck.Lookahead``)."""
+        return self.rng.getstate(), copy.deepcopy(self.heuristic._bot)
+
+    def restore(self, snapshot: tuple) -> None:
+        """Put the bot back as it was at :meth:`snapshot` (the snapshot stays usable)."""
+        self.rng.setstate(snapshot[0])
+        self.heuristic._bot = copy.deepcopy(snapshot[1])
 
     # -- search ------------------------------------------------------------------------------
 

@@ -26,7 +26,9 @@ of zero.
 ``--reruns K`` also corrects the search bot's decisions (evaluation.luck.analyse: its expectation
 estimated by asking it again K times with independent draws; K searches per decision of it).
 ``--deeper W`` mixes the value with its expectation one chance event further on, with weight W
-(evaluation.luck.analyse; about twenty times the time of a correction).
+(evaluation.luck.analyse; about twenty times the time of a correction). ``--replay-search`` looks
+through the search bot's decisions with the bot itself, replayed from its seed (evaluation.luck.analyse,
+docs/luck.md "The search bot's decisions"; a search at every decision of it the look-ahead plays).
 ``--records PATH`` keeps each game played (its record, one JSON line) and takes a game from there
 rather than playing it again: the same games corrected another way cost only the correction.
 ``--value PATH`` measures another value function than the shipped one (the same games: compare
@@ -80,7 +82,7 @@ def games_needed(sd: float) -> int:
 
 
 def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True,
-         modes=(True,), model=None, reruns=0, records=None, deeper=0.0):
+         modes=(True,), model=None, reruns=0, records=None, deeper=0.0, replay_search=False):
     """Play and correct ``games`` games; one row per game and mode (``True``: the value looks ahead
     through the known policies, ``False``: taken where each position stands)."""
     agents = {}  # one agent per spec and seat, built once (a trained model loads once)
@@ -115,8 +117,11 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
                     keep.write(json.dumps({"game": key, "record": rec}) + "\n")
                     keep.flush()
             for ahead in modes:
-                lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns, deeper=deeper)
+                lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns, deeper=deeper,
+                                  replay_search=replay_search and ahead)
                 row = {"a": a, "b": b, "players": players, "ahead": ahead, "reruns": reruns, "deeper": deeper,
+                       "replay_search": replay_search and ahead,
+                       "replayed": all(v is None for v in lk.replayed.values()),
                        "seed": seed + g,
                        "seat": seat, "raw": float(lk.rewards[seat]), "corrected": float(lk.corrected[seat]),
                        "luck": {k: float(v[seat]) for k, v in lk.by_kind().items()}}
@@ -159,11 +164,12 @@ def summary(rows: list) -> dict:
 def report(rows: list, steps: bool) -> str:
     groups = defaultdict(list)
     for r in rows:
-        groups[(r["a"], r["b"], r["players"], r.get("ahead", False), r.get("reruns", 0), r.get("deeper", 0))].append(r)
+        groups[(r["a"], r["b"], r["players"], r.get("ahead", False), r.get("reruns", 0), r.get("deeper", 0),
+                r.get("replay_search", False))].append(r)
     lines = ["| pairing | players | games | score (raw) | corrected | SD raw | SD corrected | ratio | "
              "games for +-3 points: raw | corrected |", "|---|---|---|---|---|---|---|---|---|---|"]
     details = []
-    for (a, b, n, ahead, reruns, deeper), rs in groups.items():
+    for (a, b, n, ahead, reruns, deeper, replayed), rs in groups.items():
         s = summary(rs)
         if not ahead:
             b += " (valued where it stands)"
@@ -171,6 +177,8 @@ def report(rows: list, steps: bool) -> str:
             b += f" (search decisions corrected, {reruns} reruns)"
         if deeper:
             b += f" (one event deeper, weight {deeper:g})"
+        if replayed:
+            b += " (search replayed)"
         lines.append(f"| {a} vs {b} | {n} | {s['games']:,} | {s['score']:+.3f} +- {s['ci']:.3f} | "
                      f"{s['corrected']:+.3f} +- {s['corrected_ci']:.3f} | {s['sd']:.3f} | "
                      f"{s['corrected_sd']:.3f} | **{s['ratio']:.2f}** | {s['needed']:,} | "
@@ -179,6 +187,9 @@ def report(rows: list, steps: bool) -> str:
                        f"{s['correction_ci']:.4f} (95%): "
                        + ("consistent with zero" if abs(s['correction']) <= s['correction_ci'] else
                           "NOT within its interval of zero"))
+        if replayed:
+            details.append(f"  the replayed search bot took every recorded action in "
+                           f"{sum(r.get('replayed', False) for r in rs):,} of {len(rs):,} games")
         luck_sd = _sds([r["luck"] for r in rs], len(rs))
         details.append("  luck taken out, SD per game by kind of event: "
                        + ", ".join(f"{k} {v:.3f}" for k, v in luck_sd))
@@ -220,6 +231,8 @@ def main(argv=None) -> int:
     ap.add_argument("--reruns", type=int, default=0, metavar="K",
                     help="correct the search bot's decisions too, its expectation estimated by asking "
                          "it again K times with independent draws (K searches per decision)")
+    ap.add_argument("--replay-search", action="store_true",
+                    help="look through the search bot's decisions with the bot itself, replayed from its seed")
     ap.add_argument("--deeper", type=float, default=0.0, metavar="W",
                     help="weight (0 to 1) of the value's expectation one chance event further on "
                          "(about twenty times the time)")
@@ -261,7 +274,8 @@ def main(argv=None) -> int:
             t = time.time()
             modes = (True, False) if args.both else (not args.where_it_stands,)
             rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes, model=model,
-                         reruns=args.reruns, records=args.records, deeper=args.deeper)
+                         reruns=args.reruns, records=args.records, deeper=args.deeper,
+                         replay_search=args.replay_search)
             print(f"{a} vs {b}: {args.games} games in {time.time() - t:.0f} s", file=sys.stderr)
     finally:
         if out is not None:

@@ -117,12 +117,13 @@ _ARRANGED = ("rng", "turn", "current", "havok", "hijinks", "discard", "past_even
 
 class _Node:
     """Where a move starts and is rerun from: the game (at a decision, or before its first move),
-    the seen Havok cards, its state and the move played (None: the first, from the deal)."""
+    the seen Havok cards, its state, the move played (None: the first, from the deal) and, on the
+    way the game went, the index of that move in the record (-1: the first; None: elsewhere)."""
 
-    __slots__ = ("game", "seen", "state", "action")
+    __slots__ = ("game", "seen", "state", "action", "index")
 
-    def __init__(self, game, seen, state, action):
-        self.game, self.seen, self.state, self.action = game, seen, state, action
+    def __init__(self, game, seen, state, action, index=None):
+        self.game, self.seen, self.state, self.action, self.index = game, seen, state, action, index
 
 
 def _outcomes(cards) -> tuple[list[int], list[int]]:
@@ -211,7 +212,10 @@ def trace(record: dict, random_seats=(), check: bool = False, every_outcome: boo
     where those decisions lead, up to the next chance point, decision left to its seat or the end
     (:func:`evaluation.luck.lookahead`). Drawn cards and flipped treasures are then played on as
     well, not valued as soon as they are revealed; with ``check``, each decision's point is where
-    it leads too.
+    it leads too. An ``advance`` whose policies stand differently at each point of the game (a
+    replayed search bot, :class:`evaluation.luck.Lookahead`) has ``at(index)``, the ``advance`` for
+    a way on from after the record's first ``index`` actions, which may keep what its own choices
+    change, and whose ``copy()`` is one for another way on from the same point.
 
     ``sample`` (seat -> ``draw(game, seat, index)``), if given, makes the decisions of those seats
     events: ``draw`` gets a copy of the game at the decision and the action's index in the record,
@@ -271,7 +275,7 @@ class _Tracer:
         if self.arrange is not None:
             self.arranged(g)
         seen = _Seen(size=len(g.fields()["havok"]))
-        start = _Node(g.clone(), seen.copy(), None, None)
+        start = _Node(g.clone(), seen.copy(), None, None, -1)
         points, _ = g.run_chance(None, states=True)
         if not points or points[0].kind != "flip":
             raise TraceError("not a game record: the game never started")
@@ -287,7 +291,7 @@ class _Tracer:
                 raise TraceError(f"action {i} ({a!r}) is not legal in the replayed game")
             a = int(a)
             self.action = i
-            node = _Node(g.clone(), seen.copy(), state, a)
+            node = _Node(g.clone(), seen.copy(), state, a, i)
             if self.check:
                 self.deciders[len(self.points)] = p["player"]
                 self.points.append(self.ahead(node))
@@ -418,13 +422,28 @@ class _Tracer:
 
     # -- every outcome -----------------------------------------------------------------------------
 
-    def rerun(self, node: _Node, action, force, stop: int, deep: bool = True):
+    def branch(self, index: int):
+        """``advance`` from after the record's first ``index`` actions: its ``at(index)`` where it
+        has one (a policy that stands differently at each point of the game), else itself."""
+        at = getattr(self.advance, "at", None)
+        return self.advance if at is None else at(index)
+
+    @staticmethod
+    def fork(advance):
+        """``advance`` for another way on from the same point."""
+        copy = getattr(advance, "copy", None)
+        return advance if copy is None else copy()
+
+    def rerun(self, node: _Node, action, force, stop: int, deep: bool = True, advance=None):
         """The move from ``node`` played again (``action`` taken there; None: the first move) with
         the chance points ``force`` makes come out otherwise, stopped just before the first event
         from point ``stop`` on: what a value function reads there, at the next decision or at the
         end. With ``deeper`` (and ``deep``), that next event's outcomes are played on too
-        (:meth:`spread`)."""
+        (:meth:`spread`). ``advance`` plays on (by default :meth:`branch` after ``node``'s move,
+        which must then be on the way the game went)."""
         deep = deep and self.deeper is not None
+        if advance is None and self.advance is not None:
+            advance = self.branch(node.index + 1)
         while True:
             g = node.game.clone()
             seen = node.seen.copy()
@@ -445,22 +464,23 @@ class _Tracer:
                         stop += 1  # a card somebody had seen: no event, the move goes on
                         continue
                 if deep:
-                    return self.spread((state, seen.top), node, action, force, stop, points[-1], end)
+                    return self.spread((state, seen.top), node, action, force, stop, points[-1], end, advance)
                 return (state, seen.top)
             if g.is_over:
                 return g.rewards()
             state = g.s
-            a = self.advance(g, state) if self.advance is not None else None
+            a = advance(g, state) if advance is not None else None
             if a is None:
                 p = state.pending
                 if deep and p is not None and p["player"] in self.random_seats and p["purpose"] != "bottom":
                     choices = list(p["choices"])
-                    return self.deeper((state, seen.top), [self.rerun(_Node(g, seen, state, c), c, (), 0, False)
-                                                           for c in choices], [1] * len(choices))
+                    return self.deeper((state, seen.top),
+                                       [self.rerun(_Node(g, seen, state, c), c, (), 0, False, self.fork(advance))
+                                        for c in choices], [1] * len(choices))
                 return (state, seen.top)
             node, action, force, stop = _Node(g, seen, state, a), a, (), 0
 
-    def spread(self, at, node: _Node, action, force, stop: int, pt, end):
+    def spread(self, at, node: _Node, action, force, stop: int, pt, end, advance=None):
         """With ``deeper``: what it makes of the outcomes of the chance point ``pt``, which the move
         from ``node`` (``action``, ``force``) stopped before at ``at``, each played on to the next
         stop; ``at`` itself where they cannot be listed before the point (a draw that reshuffles
@@ -478,16 +498,17 @@ class _Tracer:
             counts = [1] * pt.range
             where = list(range(pt.range))
         force = list(force)
-        return self.deeper(at, [self.rerun(node, action, force + [(stop, j)], stop + 1, False) for j in where],
-                           counts)
+        return self.deeper(at, [self.rerun(node, action, force + [(stop, j)], stop + 1, False, self.fork(advance))
+                                for j in where], counts)
 
     def ahead(self, node: _Node):
         """Where the value is taken for the decision at ``node``: there, or with ``advance``, where
         the decisions it plays from there lead (see :meth:`rerun`)."""
-        a = self.advance(node.game, node.state) if self.advance is not None else None
+        advance = self.branch(node.index) if self.advance is not None else None
+        a = advance(node.game, node.state) if advance is not None else None
         if a is None:
             return (node.state, node.seen.top)
-        return self.rerun(_Node(node.game.clone(), node.seen.copy(), node.state, a), a, (), 0)
+        return self.rerun(_Node(node.game.clone(), node.seen.copy(), node.state, a), a, (), 0, advance=advance)
 
     def after(self, ev: Event, o):
         """The state after outcome ``o`` of ``ev`` (see :attr:`Event.after`)."""

@@ -17,8 +17,10 @@ Evaluation in Imperfect Information Games", AAAI 2018 (arXiv:1612.06915). See do
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hashlib
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,14 +30,33 @@ from .chance import TraceError, trace
 from agents.value import ModelFileError, ValueModel
 
 __all__ = ["corrected_rewards", "corrected_batch", "analyse", "GameLuck", "TraceError", "default_model",
-           "unavailable", "corrected_or_none"]
+           "unavailable", "corrected_or_none", "Correction"]
 
 RANDOM_POLICY = "random"
-# Agents whose decisions draw on a generator of their own (the search bot's sampled worlds): with
-# ``reruns``, each of their decisions is a luck event whose expectation is estimated by asking the
-# agent again with independent draws.
-RERUN = ("search",)
+# Agents whose decisions draw on a generator of their own (the search bot's sampled worlds), seeded
+# when the game begins. With ``reruns``, each of their decisions is a luck event whose expectation is
+# estimated by asking the agent again with independent draws; with ``replay_search``, the look-ahead
+# replays the game with them (their state before each decision: :meth:`agents.search.SearchAgent.snapshot`)
+# and asks them, as they stood, wherever the game could have gone.
+SEEDED = ("search",)
 _MODEL: ValueModel | None = None
+
+
+class Correction(NamedTuple):
+    """How a summary of games corrects each of them (ledgers, an arena study's tables):
+    :func:`analyse`'s ``deeper`` and ``replay_search``. The default is the plain correction."""
+
+    deeper: float = 0.0
+    replay_search: bool = False
+
+    def check(self) -> "Correction":
+        """Itself, or a ValueError in :func:`analyse`'s words."""
+        if isinstance(self.deeper, bool) or not isinstance(self.deeper, (int, float)) \
+                or not 0.0 <= self.deeper <= 1.0:
+            raise ValueError(f"deeper must be from 0 to 1, not {self.deeper!r}")
+        if not isinstance(self.replay_search, bool):
+            raise ValueError(f"replay_search must be True or False, not {self.replay_search!r}")
+        return self
 
 
 def default_model() -> ValueModel:
@@ -56,13 +77,16 @@ def unavailable() -> str | None:
     return None
 
 
-def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None, deeper: float = 0.0) -> list | None:
+def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None, deeper: float = 0.0,
+                      replay_search: bool = False, agent_seeds=None) -> list | None:
     """Each seat's corrected reward of a finished game, or None where :func:`unavailable` says
-    why the correction cannot be made: what tournaments and ledgers report. ``ahead``, ``seats``
-    and ``deeper``: see :func:`analyse`; a seat not in ``seats`` gets None."""
+    why the correction cannot be made: what tournaments and ledgers report. ``ahead``, ``seats``,
+    ``deeper``, ``replay_search`` and ``agent_seeds``: see :func:`analyse`; a seat not in ``seats``
+    gets None."""
     if unavailable() is not None:
         return None
-    c = analyse(record, policies, ahead=ahead, seats=seats, deeper=deeper).corrected
+    c = analyse(record, policies, ahead=ahead, seats=seats, deeper=deeper, replay_search=replay_search,
+                agent_seeds=agent_seeds).corrected
     return [None if np.isnan(v) else float(v) for v in c]
 
 
@@ -82,6 +106,7 @@ class GameLuck:
         self.kinds, self.seats, self.turns = kinds, seats, turns
         self.corrected = self.rewards - corrections.sum(axis=0)
         self.steps = None
+        self.replayed = {}  # the search bots the look-ahead replayed (Lookahead.replayed)
         # per event and seat: the value after what happened, and its expectation over the outcomes
         self.actual = self.expected = None
 
@@ -125,59 +150,171 @@ def _model(spec: str):
     return _MODELS[spec]
 
 
-def lookahead(policies, num_players: int):
-    """The decisions the value looks through: ``advance(game, state)`` for the tracer gives the
-    action to play on at ``state``'s decision, or None where the value is taken there.
+def lookahead(policies, num_players: int, record: dict | None = None, agent_seeds=None) -> "Lookahead":
+    """The decisions the value looks through (:class:`Lookahead`); with ``record``, the search bot's
+    own among them."""
+    return Lookahead(policies, num_players, record, agent_seeds)
+
+
+class Lookahead:
+    """The decisions the value looks through: called as ``advance(game, state)`` by the tracer, it
+    gives the action to play on at ``state``'s decision, or None where the value is taken there.
 
     A decision with one choice is played on; so is a decision of a seat whose policy is
     deterministic and cheap to ask (the heuristic, a trained model), with that policy; the random
     bot's decisions are events of their own (corrected), and a look at the Havok deck is one too.
-    Any other seat (the search bot, a person, a policy not known) is played on with the
-    heuristic's choice: where it chooses as the heuristic would, its decision leaves nothing
-    behind, and where it does not, the difference is what its choice was worth.
+    Any other seat (a person, a policy not known) is played on with the heuristic's choice: where
+    it chooses as the heuristic would, its decision leaves nothing behind, and where it does not,
+    the difference is what its choice was worth.
+
+    The search bot draws on a generator of its own, seeded when the game began (``agent_seeds``,
+    by default :func:`agents.runner.agent_seed` of the record's seed and the seat, as
+    :func:`agents.runner.play_game` and the arena seed it). With ``record``, the game is replayed
+    with the bot itself, reset with that seed, keeping what it carries from one decision to the next
+    (:meth:`agents.search.SearchAgent.snapshot`) before each of its decisions; :meth:`at` then gives
+    the look-ahead from a point of the game, where the bot is asked as it stood there: its choices
+    are then known, and leave nothing behind either. If the replayed bot does not take the
+    recorded action (another seed, another budget), the seat falls back to the heuristic's choice
+    for the rest of the game (``replayed`` says where).
 
     Valuing the position where those decisions lead, rather than where it stands, is still a fixed
-    function of the game so far: it plays the policies forward from what has been revealed and
-    stops before any card nobody has seen comes up, so every correction keeps expectation zero
-    (docs/luck.md)."""
-    from agents.heuristic import HeuristicAgent
-    from agents.policy import is_model_spec
-    from havok_env.observe import Observer
-    from havok_env.view import SeatView
+    function of the game so far: it plays the policies forward from what has been revealed, the
+    search bot with a generator independent of the deal, and stops before any card nobody has seen
+    comes up, so every correction keeps expectation zero (docs/luck.md)."""
 
-    bots = {}
-    for seat in range(num_players):
-        spec = policies[seat] if seat < len(policies or ()) else None
-        spec = None if spec is None else str(spec).strip()
-        if spec == RANDOM_POLICY:
-            continue
-        bot = _model(spec) if spec is not None and is_model_spec(spec) else None
-        if bot is None:
-            bot = HeuristicAgent()
-            bot.reset(seat, num_players)
-        bots[seat] = bot
-    observer = None
+    def __init__(self, policies, num_players: int, record: dict | None = None, agent_seeds=None):
+        from agents.heuristic import HeuristicAgent
+        from agents.policy import is_model_spec
 
-    def advance(game, state):
-        nonlocal observer
+        self.specs = [None] * num_players
+        self.bots = {}
+        for seat in range(num_players):
+            spec = policies[seat] if seat < len(policies or ()) else None
+            spec = self.specs[seat] = None if spec is None else str(spec).strip()
+            if spec == RANDOM_POLICY:
+                continue
+            bot = _model(spec) if spec is not None and is_model_spec(spec) else None
+            if bot is None:
+                bot = HeuristicAgent()
+                bot.reset(seat, num_players)
+            self.bots[seat] = bot
+        self.observer = None
+        # seat -> [bot, record indices of its decisions, snapshot before each, first index it did not
+        # take the recorded action at (None: it took every one)]
+        self.replays: dict = {}
+        seeds_ok = isinstance(agent_seeds, (list, tuple)) and len(agent_seeds) == num_players \
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in agent_seeds)
+        if agent_seeds is not None and not seeds_ok:
+            raise ValueError(f"agent_seeds must be a list of {num_players} integers (the seed each seat's agent "
+                             f"was reset with), not {agent_seeds!r}")
+        if record is not None:
+            self._replay(record, num_players, agent_seeds)
+
+    @property
+    def replayed(self) -> dict:
+        """seat -> None where the replayed search bot took every recorded action, else the index
+        of the first action it did not take (its seat is looked through with the heuristic from
+        there on)."""
+        return {seat: r[3] for seat, r in self.replays.items()}
+
+    def __call__(self, game, state):
+        return self.choose(game, state)
+
+    def at(self, index: int) -> "_Branch":
+        """The look-ahead from after the record's first ``index`` actions: each replayed search bot
+        stands as it did there (and carries on from its own choices in the look-ahead)."""
+        stood = {}
+        for seat, (_, indices, snaps, wrong) in self.replays.items():
+            if wrong is None or index <= wrong:
+                stood[seat] = snaps[bisect.bisect_left(indices, index)]
+        return _Branch(self, stood)
+
+    def observe(self, game, seat):
+        from havok_env.observe import Observer
+
+        if self.observer is None:
+            self.observer = Observer(game.cards)
+        return self.observer.observe(game, seat)
+
+    def choose(self, game, state):
+        """The action played on at ``state`` by the known policies (the search bot's seat: the
+        heuristic's), or None."""
+        from agents.heuristic import HeuristicAgent
+        from havok_env.view import SeatView
+
         p = state.pending
         if p is None or p["purpose"] == "bottom":
             return None
         if len(p["choices"]) == 1:
             return p["choices"][0]
         seat = p["player"]
-        bot = bots.get(seat)
+        bot = self.bots.get(seat)
         if bot is None:
             return None
         if isinstance(bot, HeuristicAgent):
             bot.forget()  # what its earlier decisions left is not part of the position
             return int(bot.choose(SeatView(game, seat)))
-        if observer is None:
-            observer = Observer(game.cards)
-        obs, mask = observer.observe(game, seat)
+        obs, mask = self.observe(game, seat)
         return int(bot.act(obs, mask, SeatView(game, seat)))
 
-    return advance
+    def _replay(self, record: dict, n: int, agent_seeds) -> None:
+        from agents.runner import agent_seed
+        from havok_env.engine import Game
+        from havok_env.view import SeatView
+
+        try:
+            seed = record["seed"]
+            game = Game(seed=seed, **record["options"])
+            actions = list(record["actions"])
+        except (TypeError, KeyError, ValueError, AttributeError):
+            return  # not a record: the tracer says why
+        for seat, bot in seeded_bots(self.specs, n).items():
+            if getattr(getattr(bot, "guide", None), "deterministic", True) is False:
+                continue
+            s = agent_seeds[seat] if agent_seeds is not None else agent_seed(seed, seat)
+            bot.reset(seat, n, seed=s)
+            self.replays[seat] = [bot, [], [], None]
+        for i, a in enumerate(actions):
+            if game.is_over or isinstance(a, bool) or a not in game.pending["choices"]:
+                break
+            r = self.replays.get(game.to_act)
+            if r is not None and r[3] is None:
+                r[1].append(i)
+                r[2].append(r[0].snapshot())
+                obs, mask = self.observe(game, game.to_act)
+                if int(r[0].act(obs, mask, SeatView(game, game.to_act))) != a:
+                    r[3] = i
+            game.apply(int(a))
+        for r in self.replays.values():
+            if r[3] is None:
+                r[1].append(len(actions))
+                r[2].append(r[0].snapshot())
+
+
+class _Branch:
+    """The look-ahead along one way the game could go (:meth:`Lookahead.at`): the replayed search
+    bots' states on it, advanced by their own choices."""
+
+    def __init__(self, owner: Lookahead, stood: dict):
+        self.owner, self.stood = owner, stood
+
+    def copy(self) -> "_Branch":
+        """The same point, for another way on from it (snapshots are never changed in place)."""
+        return _Branch(self.owner, dict(self.stood))
+
+    def __call__(self, game, state):
+        from havok_env.view import SeatView
+
+        p = state.pending
+        seat = None if p is None else p["player"]
+        if seat not in self.stood or p["purpose"] == "bottom":
+            return self.owner.choose(game, state)
+        bot = self.owner.replays[seat][0]
+        bot.restore(self.stood[seat])
+        obs, mask = self.owner.observe(game, seat)
+        a = int(bot.act(obs, mask, SeatView(game, seat)))  # a single choice too: it remembers it
+        self.stood[seat] = bot.snapshot()
+        return a
 
 
 class _Rerun:
@@ -224,27 +361,34 @@ def rerun_seed(seed, index: int, k: int) -> int:
 
 
 def resamplers(policies, num_players: int, seed, reruns: int) -> dict:
-    """seat -> a :class:`_Rerun` for the seats played by an agent of :data:`RERUN` (none if
+    """seat -> a :class:`_Rerun` for the seats played by an agent of :data:`SEEDED` (none if
     ``reruns`` is 0): the ``sample`` of :func:`evaluation.chance.trace`."""
+    if reruns <= 0:
+        return {}
+    return {seat: _Rerun(bot, seat, num_players, seed, reruns)
+            for seat, bot in seeded_bots(policies, num_players).items()}
+
+
+def seeded_bots(policies, num_players: int) -> dict:
+    """seat -> a fresh agent of the seat's spec, for the seats played by an agent of :data:`SEEDED`
+    (a spec that does not load is left out: its seat is looked through as an unknown policy's)."""
     from agents import AgentSpecError, make_agent
 
     out = {}
-    if reruns <= 0:
-        return out
     for seat, spec in enumerate(list(policies or ())[:num_players]):
         spec = None if spec is None else str(spec).strip()
-        if spec is None or spec.partition(":")[0] not in RERUN:
+        if spec is None or spec.partition(":")[0] not in SEEDED:
             continue
         try:
-            bot = make_agent(spec)
+            out[seat] = make_agent(spec)
         except AgentSpecError:
             continue
-        out[seat] = _Rerun(bot, seat, num_players, seed, reruns)
     return out
 
 
 def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: bool = False,
-            ahead: bool = True, seats=None, reruns: int = 0, deeper: float = 0.0) -> GameLuck:
+            ahead: bool = True, seats=None, reruns: int = 0, deeper: float = 0.0, replay_search: bool = False,
+            agent_seeds=None) -> GameLuck:
     """The luck correction of one finished game. ``policies`` names each seat's agent (a spec
     such as ``random``, ``heuristic``, ``search``, a model path, ``human``; None if unknown): only
     the ``random`` bot's decisions are corrected. Raises :class:`TraceError` for a record that does
@@ -274,16 +418,25 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
     it is ``(1 - deeper) V + deeper E[V]``, the expectation over that next event's outcomes, each
     played on to the stop after it (:func:`evaluation.chance.trace`'s ``deeper``). A mix of two
     fixed functions of the game so far is one too, so it stays unbiased; it costs about twenty
-    times the tracing and valuing (docs/luck.md, "One event deeper")."""
-    if isinstance(deeper, bool) or not isinstance(deeper, (int, float)) or not 0.0 <= deeper <= 1.0:
-        raise ValueError(f"deeper must be from 0 to 1, not {deeper!r}")
+    times the tracing and valuing (docs/luck.md, "One event deeper").
+
+    ``replay_search`` (with ``ahead``) looks through the search bot's decisions with the bot itself:
+    the game is replayed with it, reset with its seed (``agent_seeds[seat]``, by default
+    :func:`agents.runner.agent_seed` of the record's seed and the seat, as games between bots and
+    the arena's games seed it), and wherever the look-ahead reaches one of its decisions, it is
+    asked as it stood at that point of the game (:class:`Lookahead`). Its decisions then leave
+    nothing uncorrected; ``GameLuck.replayed`` says whether the replay took every recorded action.
+    It costs a search at every decision of the bot the look-ahead plays: about fifty times the
+    correction's time for a game of the search bot against the heuristic (docs/luck.md)."""
+
+    Correction(deeper, replay_search).check()
     model = model or default_model()
     rand = random_seats(policies)
     advance = None
     n = record.get("options", {}).get("num_players") if isinstance(record, dict) else None
     n = n if is_player_count(n) else len(policies or ())
     if ahead:
-        advance = lookahead(policies, n)
+        advance = lookahead(policies, n, record if replay_search else None, agent_seeds)
     sample = resamplers(policies, n, record.get("seed") if isinstance(record, dict) else None, reruns)
     tr = trace(record, rand, check=steps, advance=advance, sample=sample,
                deeper=_deeper(model, rand, seats, deeper) if deeper else None)
@@ -309,6 +462,7 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
     luck = GameLuck(tr.rewards, corrections, [ev.kind for ev in tr.events],
                     [ev.seat for ev in tr.events], [ev.turn for ev in tr.events])
     luck.expected, luck.actual = expected, actual
+    luck.replayed = advance.replayed if advance is not None else {}
     if steps:
         luck.steps = _steps(tr, model, policies, expected, actual, rand, seats)
     if seats is not None:  # the same arithmetic on every column; the seats not asked for are NaN

@@ -243,6 +243,93 @@ def test_one_event_deeper_is_the_mix_of_the_value_and_its_expectation_over_the_n
             luck.analyse(rec, specs, model, deeper=bad)
 
 
+@pytest.mark.parametrize("seed, flip", [(42, 0), (41, 1)])
+def test_replaying_the_search_bot_keeps_the_flip_corrections_zero_on_average(seed, flip):
+    """With the search bot replayed in the look-ahead (``lookahead(..., record)``), every card that
+    could come up at a flip is still valued the same whatever the other unseen cards are, and the
+    corrections average to exactly zero: the bot's choices after the flip follow from its seed and
+    what it has seen. The first flip of a game (the bot as it was reset) and one after its first
+    decisions (as it stood then); the replay changes the values (the bot is asked, not the
+    heuristic)."""
+    specs = ["search:8", "heuristic"]
+    played = record(specs, seed)
+    ev = [e for e in chance.trace(played).events if e.kind == "flip"][flip]
+    short = dict(played, actions=played["actions"][:ev.action + 1])
+    replay = luck.lookahead(specs, 2, short)
+    assert replay.replayed == {0: None}
+    model = random_model(8)
+    pick = lambda evs: [e for e in evs if e.kind == "flip"][flip]  # noqa: E731
+    tables = [correction_table(short, pick, swap("havok", flip, j), model, advance=replay)
+              for j in range(flip, deck_sizes(2)[0])]
+    assert_mean_zero(tables)
+    proxy = correction_table(short, pick, None, model, advance=luck.lookahead(specs, 2))
+    assert np.abs(proxy[2] - tables[0][2]).max() > 1e-3
+
+
+def test_the_replayed_search_bot_takes_the_recorded_actions_and_stands_where_it_stood():
+    """``Lookahead.at(i)``: the search bot as it stood before the record's action ``i``, so it takes
+    the recorded action there; from a wrong seed it does not, ``replayed`` says where, and from
+    there on its seat is looked through with the heuristic's choice (the bot still stands where it
+    stood before)."""
+    from agents.heuristic import HeuristicAgent
+    from agents.runner import agent_seed
+    from havok_env.view import SeatView
+
+    specs = ["heuristic", "search:8"]
+    rec = record(specs, 44)
+    replay = luck.lookahead(specs, 2, rec)
+    assert replay.replayed == {1: None}
+    asked = 0
+    for i, (g, action) in enumerate(Game.positions(rec)):
+        if action is None or g.to_act != 1:
+            continue
+        s = chance._State(g.fields())
+        assert replay.at(i)(g, s) == action
+        asked += 1
+    assert asked > 5
+    wrong = luck.lookahead(specs, 2, rec, agent_seeds=[0, agent_seed(rec["seed"], 1) + 1])
+    k = wrong.replayed[1]
+    assert k is not None
+    positions = [(g.clone(), a) for g, a in Game.positions(rec)]
+    g, action = positions[k]
+    assert wrong.at(k)(g, chance._State(g.fields())) != action  # as it stood: the other seed's choice
+    heuristic = HeuristicAgent()
+    heuristic.reset(1, 2)
+    later = [g for g, a in positions[k + 1:] if a is not None and g.to_act == 1 and len(g.pending["choices"]) > 1]
+    assert later
+    for j, (g, a) in enumerate(positions):
+        if j > k and a is not None and g.to_act == 1:
+            assert wrong.at(j)(g, chance._State(g.fields())) == heuristic.choose(SeatView(g, 1))
+    # without the record, the seat is looked through with the heuristic everywhere
+    assert luck.lookahead(specs, 2).replayed == {}
+    for bad in ([1], [1, "2"], [1, True], 5):
+        with pytest.raises(ValueError, match="agent_seeds must be a list of 2 integers"):
+            luck.analyse(rec, specs, replay_search=True, agent_seeds=bad)
+
+
+def test_replaying_the_search_bot_leaves_its_decisions_nothing():
+    """``analyse(..., replay_search=True)``: the search bot's decisions leave nothing uncorrected
+    (its decisions after a look at the Havok deck, where the value is taken as the deck is seen,
+    aside), the estimate still splits into its steps, and it differs from looking through the
+    bot's seat with the heuristic."""
+    specs = ["search:8", "heuristic"]
+    rec = record(specs, 45)
+    model = random_model(9)
+    plain = luck.analyse(rec, specs, model, steps=True)
+    replayed = luck.analyse(rec, specs, model, steps=True, replay_search=True)
+    assert replayed.replayed == {0: None} and plain.replayed == {}
+    decisions = [v for label, seat, v in replayed.steps if label == "decision: search:8"]
+    purposes = [g.pending["purpose"] for g, a in Game.positions(rec) if a is not None and g.to_act == 0]
+    assert len(decisions) == len(purposes) > 5 and "bottom" in purposes
+    assert all(np.abs(v).max() < 1e-9 for v, p in zip(decisions, purposes) if p != "bottom")
+    assert any(np.abs(v).max() > 1e-3 for label, _, v in plain.steps if label == "decision: search:8")
+    assert np.allclose(sum(v for _, _, v in replayed.steps), replayed.corrected, atol=1e-9)
+    assert np.abs(replayed.corrected - plain.corrected).max() > 1e-3
+    for bad in ("yes", 1, None):
+        with pytest.raises(ValueError, match="replay_search must be True or False"):
+            luck.analyse(rec, specs, model, replay_search=bad)
+
+
 def test_looking_ahead_plays_on_with_each_seats_policy_and_stops_where_it_must():
     g = Game(3, seed=9)
     advance = luck.lookahead(["random", "heuristic", "search"], 3)
