@@ -67,7 +67,7 @@ each human's score both ways (a person's own decisions are never corrected); ``-
 the value in the correction one chance event further on, with weight W (0.7 narrows the intervals
 most, docs/luck.md, "One event deeper"; about half a CPU-second a game), and ``--replay-search``
 looks through a search bot's decisions with the bot itself, replayed from its seed (docs/luck.md,
-"The search bot's decisions"; a few CPU-seconds a game against it).
+"Replaying the search bot"; a few CPU-seconds a game against it).
 
 Every game with a human is appended to the ledger (default ``results/human_games.jsonl``) as one
 JSON line: the replay (seed, options, actions), the seats, the agents and the result. Without

@@ -8,7 +8,7 @@
 participants.csv, games.csv, decisions.csv, answers.csv and study.json. ``--deeper W`` takes the
 luck correction's value one chance event further on (docs/luck.md, "One event deeper": narrower
 per-participant intervals for about half a CPU-second a game); ``--replay-search`` looks through
-a search bot's decisions with the bot itself (docs/luck.md, "The search bot's decisions": a few
+a search bot's decisions with the bot itself (docs/luck.md, "Replaying the search bot": a few
 CPU-seconds a game against it).
 
 (``python evaluate.py --serve ...`` starts the server; see the package docstring.)

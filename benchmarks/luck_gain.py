@@ -28,13 +28,15 @@ estimated by asking it again K times with independent draws; K searches per deci
 ``--deeper W`` mixes the value with its expectation one chance event further on, with weight W
 (evaluation.luck.analyse; about twenty times the time of a correction). ``--replay-search`` looks
 through the search bot's decisions with the bot itself, replayed from its seed (evaluation.luck.analyse,
-docs/luck.md "The search bot's decisions"; a search at every decision of it the look-ahead plays).
+docs/luck.md "Replaying the search bot"; a search at every decision of it the look-ahead plays).
 ``--records PATH`` keeps each game played (its record, one JSON line) and takes a game from there
 rather than playing it again: the same games corrected another way cost only the correction.
 ``--value PATH`` measures another value function than the shipped one (the same games: compare
 two on the same seeds). ``--out PATH`` appends one JSON line per game (pairing, seed, seat, raw
-and corrected score, and the steps), so that a long measurement can be run in pieces (``--seed``
-and ``--games`` per piece) and then summarised with ``--summarise PATH``. The seeds must stay
+and corrected score, and the steps), so that a long measurement can be run in pieces and then
+summarised with ``--summarise PATH``: ``--skip K --games N`` plays games K to K + N - 1 of the
+sequence that starts at ``--seed`` (the seats and dragons rotate with the game's place in it, so
+pieces with the same ``--seed`` are the games one run would play, and ``--records`` finds them). The seeds must stay
 clear of the value function's fitting seeds (its ``.json``'s ``seeds``); the script refuses them.
 """
 
@@ -82,7 +84,7 @@ def games_needed(sd: float) -> int:
 
 
 def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True,
-         modes=(True,), model=None, reruns=0, records=None, deeper=0.0, replay_search=False):
+         modes=(True,), model=None, reruns=0, records=None, deeper=0.0, replay_search=False, skip=0):
     """Play and correct ``games`` games; one row per game and mode (``True``: the value looks ahead
     through the known policies, ``False``: taken where each position stands)."""
     agents = {}  # one agent per spec and seat, built once (a trained model loads once)
@@ -98,7 +100,7 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
     keep = open(records, "a") if records else None
     # on standard error, with the time left
     with Progress(games, desc=f"{a} vs {b}", show=None if progress else False) as bar:
-        for g in range(games):
+        for g in range(skip, skip + games):
             seat = g % players
             specs = [b] * players
             specs[seat] = a
@@ -220,6 +222,8 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="heuristic vs random, unbiasedness check")
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--games", type=int, default=400)
+    ap.add_argument("--skip", type=int, default=0, metavar="K",
+                    help="start at game K of the sequence from --seed (a piece of a longer measurement)")
     ap.add_argument("--seed", type=int, default=1_000_000)
     ap.add_argument("--steps", action="store_true", help="where the variance left comes from")
     ap.add_argument("--where-it-stands", action="store_true",
@@ -253,6 +257,8 @@ def main(argv=None) -> int:
         ap.error("give --pair A B (repeatable), --check or --summarise PATH")
     if args.games < 2:
         ap.error("--games must be at least 2")
+    if args.skip < 0:
+        ap.error("--skip must be 0 or more")
     if args.reruns < 0:
         ap.error("--reruns must be 0 or more")
     if not 0.0 <= args.deeper <= 1.0:
@@ -261,7 +267,7 @@ def main(argv=None) -> int:
         model = ValueModel.load(args.value) if args.value else None
     except ModelFileError as e:
         ap.error(str(e))
-    check_seeds(args.seed, args.games, model)
+    check_seeds(args.seed + args.skip, args.games, model)
     out = open(args.out, "a") if args.out else None
     rows = []
     try:
@@ -275,7 +281,7 @@ def main(argv=None) -> int:
             modes = (True, False) if args.both else (not args.where_it_stands,)
             rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes, model=model,
                          reruns=args.reruns, records=args.records, deeper=args.deeper,
-                         replay_search=args.replay_search)
+                         replay_search=args.replay_search, skip=args.skip)
             print(f"{a} vs {b}: {args.games} games in {time.time() - t:.0f} s", file=sys.stderr)
     finally:
         if out is not None:

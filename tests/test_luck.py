@@ -677,6 +677,14 @@ def test_luck_gain_refuses_the_fitting_seeds_and_a_value_file_that_is_not_one(tm
     assert lg.main(args) == 0
     assert capsys.readouterr().out == first
     assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 4
+    # a piece of the same sequence (--skip) is the same games: found in the records, not played
+    assert lg.main(args[:4] + ["2"] + args[5:] + ["--skip", "2", "--out", str(tmp_path / "piece.jsonl")]) == 0
+    capsys.readouterr()
+    piece = [json.loads(x) for x in (tmp_path / "piece.jsonl").read_text().splitlines()]
+    assert [r["seed"] for r in piece] == [7, 8] and [r["seat"] for r in piece] == [0, 1]
+    with pytest.raises(SystemExit):
+        lg.main(args + ["--skip", "-1"])
+    assert "--skip must be 0 or more" in capsys.readouterr().err
 
 
 def test_search_reruns_start_from_the_played_bots_memory_and_are_its_choices_with_other_draws():
