@@ -1,15 +1,13 @@
 """``python -m arena export|import``: the arena's games to and from the JSONL human ledger.
 
     python -m arena export --db sqlite:///results/arena.db [--out PATH]   (default: stdout)
-    python -m arena export --db sqlite:///results/arena.db --tables DIR [--deeper W] [--replay-search]
+    python -m arena export --db sqlite:///results/arena.db --tables DIR [--deeper W]
     python -m arena import --db sqlite:///results/arena.db LEDGER.jsonl
 
 ``--tables DIR`` writes the study's data for analysis instead (``arena/export.py``):
 participants.csv, games.csv, decisions.csv, answers.csv and study.json. ``--deeper W`` takes the
 luck correction's value one chance event further on (docs/luck.md, "One event deeper": narrower
-per-participant intervals for about half a CPU-second a game); ``--replay-search`` looks through
-a search bot's decisions with the bot itself (docs/luck.md, "Replaying the search bot": a few
-CPU-seconds a game against it).
+per-participant intervals for about half a CPU-second a game).
 
 (``python evaluate.py --serve ...`` starts the server; see the package docstring.)
 """
@@ -34,17 +32,14 @@ def main(argv=None) -> int:
     ex.add_argument("--deeper", type=float, default=0.0, metavar="W",
                     help="with --tables: the luck correction's weight (0 to 1) of the value one chance event "
                          "further on")
-    ex.add_argument("--replay-search", action="store_true",
-                    help="with --tables: look through the search bot's decisions with the bot itself")
     im = sub.add_parser("import", help="add a ledger's games (each line is replayed and checked)")
     im.add_argument("--db", default=DEFAULT_DB)
     im.add_argument("ledger", metavar="LEDGER.jsonl")
     args = p.parse_args(argv)
     if args.cmd == "export" and not 0.0 <= args.deeper <= 1.0:
         p.error("--deeper must be from 0 to 1")
-    if args.cmd == "export" and (args.deeper or args.replay_search) and not args.tables:
-        p.error(f"{'--deeper' if args.deeper else '--replay-search'} applies to --tables "
-                "(a ledger line keeps the replay, not a correction)")
+    if args.cmd == "export" and args.deeper and not args.tables:
+        p.error("--deeper applies to --tables (a ledger line keeps the replay, not a correction)")
     if not _have_extras({k: v for k, v in SERVER_NEEDS.items() if k == "sqlalchemy"}):
         return 2
     from .ledger import export_text, import_text
@@ -57,8 +52,7 @@ def main(argv=None) -> int:
         return 2
     try:
         if args.cmd == "export" and args.tables:
-            from evaluation.luck import Correction
-            return _tables(store, args.tables, Correction(args.deeper, args.replay_search))
+            return _tables(store, args.tables, args.deeper)
         if args.cmd == "export":
             text = export_text(store)
             if args.out:
@@ -83,7 +77,7 @@ def main(argv=None) -> int:
         store.close()
 
 
-def _tables(store, folder: str, correction=None) -> int:
+def _tables(store, folder: str, deeper: float = 0.0) -> int:
     import json
     import os
 
@@ -95,7 +89,7 @@ def _tables(store, folder: str, correction=None) -> int:
         print(f"python -m arena: error: {store.url} holds no study", file=sys.stderr)
         return 2
     study = Study.from_dict(stored)
-    data = export.everything(store, study, correction)
+    data = export.everything(store, study, deeper)
     try:
         os.makedirs(folder, exist_ok=True)
         for name, (_, columns) in export.TABLES.items():

@@ -283,10 +283,9 @@ def _check_replay(e: dict, n: int) -> None:
         raise LedgerLineError("dragons do not match the replay")
 
 
-def summarise_ledger(entries: list[dict], correction=None) -> dict:
+def summarise_ledger(entries: list[dict], deeper: float = 0.0) -> dict:
     """Each human against each opponent spec (bots and trained agents; other humans too);
-    ``correction``: how each game is corrected (:class:`evaluation.luck.Correction`; default the
-    plain correction)."""
+    ``deeper``: the luck correction's (:func:`evaluation.luck.analyse`)."""
     groups: dict[tuple, dict] = {}
     overall: dict[str, dict] = {}
 
@@ -303,10 +302,9 @@ def summarise_ledger(entries: list[dict], correction=None) -> dict:
 
     blank = lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "hoard": 0, "opp_hoard": 0.0,  # noqa: E731 - a small local helper
                      "turns": 0, "rewards": [], "corrected": []}
-    from evaluation.luck import Correction, corrected_or_none
-    how = (correction or Correction())._asdict()
+    from evaluation.luck import corrected_or_none
     for e in entries:
-        corrected = corrected_or_none(e, e["seats"], **how)  # people's decisions are never corrected
+        corrected = corrected_or_none(e, e["seats"], deeper=deeper)  # people's decisions are never corrected
         winners = set(e["result"]["winners"])
         scores = e["result"]["scores"]
         n = len(e["seats"])

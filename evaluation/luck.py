@@ -20,7 +20,6 @@ from __future__ import annotations
 import bisect
 import copy
 import hashlib
-from typing import NamedTuple
 
 import numpy as np
 
@@ -30,7 +29,7 @@ from .chance import TraceError, trace
 from agents.value import ModelFileError, ValueModel
 
 __all__ = ["corrected_rewards", "corrected_batch", "analyse", "GameLuck", "TraceError", "default_model",
-           "unavailable", "corrected_or_none", "Correction"]
+           "unavailable", "corrected_or_none"]
 
 RANDOM_POLICY = "random"
 # Agents whose decisions draw on a generator of their own (the search bot's sampled worlds), seeded
@@ -40,23 +39,6 @@ RANDOM_POLICY = "random"
 # and asks them, as they stood, wherever the game could have gone.
 SEEDED = ("search",)
 _MODEL: ValueModel | None = None
-
-
-class Correction(NamedTuple):
-    """How a summary of games corrects each of them (ledgers, an arena study's tables):
-    :func:`analyse`'s ``deeper`` and ``replay_search``. The default is the plain correction."""
-
-    deeper: float = 0.0
-    replay_search: bool = False
-
-    def check(self) -> "Correction":
-        """Itself, or a ValueError in :func:`analyse`'s words."""
-        if isinstance(self.deeper, bool) or not isinstance(self.deeper, (int, float)) \
-                or not 0.0 <= self.deeper <= 1.0:
-            raise ValueError(f"deeper must be from 0 to 1, not {self.deeper!r}")
-        if not isinstance(self.replay_search, bool):
-            raise ValueError(f"replay_search must be True or False, not {self.replay_search!r}")
-        return self
 
 
 def default_model() -> ValueModel:
@@ -77,16 +59,13 @@ def unavailable() -> str | None:
     return None
 
 
-def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None, deeper: float = 0.0,
-                      replay_search: bool = False, agent_seeds=None) -> list | None:
+def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None, deeper: float = 0.0) -> list | None:
     """Each seat's corrected reward of a finished game, or None where :func:`unavailable` says
-    why the correction cannot be made: what tournaments and ledgers report. ``ahead``, ``seats``,
-    ``deeper``, ``replay_search`` and ``agent_seeds``: see :func:`analyse`; a seat not in ``seats``
-    gets None."""
+    why the correction cannot be made: what tournaments and ledgers report. ``ahead``, ``seats``
+    and ``deeper``: see :func:`analyse`; a seat not in ``seats`` gets None."""
     if unavailable() is not None:
         return None
-    c = analyse(record, policies, ahead=ahead, seats=seats, deeper=deeper, replay_search=replay_search,
-                agent_seeds=agent_seeds).corrected
+    c = analyse(record, policies, ahead=ahead, seats=seats, deeper=deeper).corrected
     return [None if np.isnan(v) else float(v) for v in c]
 
 
@@ -429,7 +408,10 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
     It costs a search at every decision of the bot the look-ahead plays: about fifty times the
     correction's time for a game of the search bot against the heuristic (docs/luck.md)."""
 
-    Correction(deeper, replay_search).check()
+    if isinstance(deeper, bool) or not isinstance(deeper, (int, float)) or not 0.0 <= deeper <= 1.0:
+        raise ValueError(f"deeper must be from 0 to 1, not {deeper!r}")
+    if not isinstance(replay_search, bool):
+        raise ValueError(f"replay_search must be True or False, not {replay_search!r}")
     model = model or default_model()
     rand = random_seats(policies)
     advance = None

@@ -412,51 +412,21 @@ def test_the_importer_checks_bot_labels_and_refuses_a_game_it_holds(tmp_path):
     a.store.close()
 
 
-def test_a_studys_search_bot_is_replayed_in_its_luck_correction(tmp_path, capsys):
-    """The arena seeds its bots as games between bots are seeded, so ``--replay-search`` (the
-    tables, the database's summary and a JSONL ledger's) replays the study's search bot, which takes
-    every recorded action: each game's corrected reward is analyse's with ``replay_search``."""
-    from arena.__main__ import main
-    url = f"sqlite:///{tmp_path}/arena.db"
-    a = make_arena(url, agents=("search:8",), games=1)
+def test_a_studys_search_bot_replays_from_its_seed(tmp_path):
+    """The arena seeds its bots as games between bots are seeded (agents.runner.agent_seed), so
+    the luck correction can replay a study's search bot (``analyse(..., replay_search=True)``): it
+    takes every recorded action."""
+    a = make_arena(f"sqlite:///{tmp_path}/arena.db", agents=("search:8",), games=1)
     with client(a) as c:
-        for who, seed in (("ann", 3), ("bob", 4)):
-            h = join(c, who)
-            play(c, h, c.post("/api/games", headers=h).json(), random.Random(seed))
-    acts = a.store.all_actions()
-    wants = {}
-    for g in a.store.games(status="finished"):
-        policies = ["human" if p == g["human_seat"] else g["bot"] for p in range(g["options"]["num_players"])]
-        rec = {"seed": g["seed"], "options": g["options"], "actions": acts[g["id"]]}
-        lk = luck.analyse(rec, policies, replay_search=True)
-        assert lk.replayed == {1 - g["human_seat"]: None}
-        plain = luck.analyse(rec, policies).corrected[g["human_seat"]]
-        wants[g["id"]] = (lk.corrected[g["human_seat"]], plain)
-    assert any(abs(w - p) > 1e-3 for w, p in wants.values())
-    ledger_text = ledger.export_text(a.store)
+        h = join(c, "ann")
+        play(c, h, c.post("/api/games", headers=h).json(), random.Random(3))
+    g, = a.store.games(status="finished")
+    rec = {"seed": g["seed"], "options": g["options"], "actions": a.store.all_actions()[g["id"]]}
     a.store.close()
-    assert main(["export", "--db", url, "--tables", str(tmp_path / "t"), "--replay-search"]) == 0
-    data = json.loads((tmp_path / "t" / "study.json").read_text())
-    assert data["luck_replay_search"] is True and data["luck_deeper"] == 0.0
-    assert {g["game"]: g["corrected"] for g in data["games"]} == pytest.approx({k: w for k, (w, _) in wants.items()})
-    assert evaluate.main(["--ledger", url, "--replay-search", "--json", str(tmp_path / "s.json")]) == 0
-    summary = json.loads((tmp_path / "s.json").read_text())
-    assert {g["game"]: g["corrected"] for g in summary["games"]} == pytest.approx({k: w for k, (w, _) in wants.items()})
-    path = tmp_path / "human_games.jsonl"
-    path.write_text(ledger_text)
-    for flags, which in (([], 1), (["--replay-search"], 0)):
-        assert evaluate.main(["--ledger", str(path), "--json", str(tmp_path / "l.json"), *flags]) == 0
-        humans = json.loads((tmp_path / "l.json").read_text())["humans"]
-        for h, (w, p) in zip(humans, (wants[k] for k in sorted(wants))):
-            assert h["corrected_score"] == pytest.approx((w, p)[which])
-    capsys.readouterr()
-    for argv, msg in ((["export", "--db", url, "--replay-search"], "--replay-search applies to --tables"),):
-        with pytest.raises(SystemExit):
-            main(argv)
-        assert msg in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        evaluate.main(["--agents", "search:8", "heuristic", "--replay-search"])
-    assert "--replay-search applies to a ledger's summary" in capsys.readouterr().err
+    policies = ["human" if p == g["human_seat"] else g["bot"] for p in range(g["options"]["num_players"])]
+    bot = 1 - g["human_seat"]
+    assert luck.lookahead(policies, 2, rec).replays[bot][1]  # it had decisions to replay
+    assert luck.analyse(rec, policies, replay_search=True).replayed == {bot: None}
 
 
 def test_the_command_line_writes_the_tables(tmp_path, capsys):
