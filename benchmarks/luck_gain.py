@@ -36,8 +36,9 @@ two on the same seeds). ``--out PATH`` appends one JSON line per game (pairing, 
 and corrected score, and the steps), so that a long measurement can be run in pieces and then
 summarised with ``--summarise PATH``: ``--skip K --games N`` plays games K to K + N - 1 of the
 sequence that starts at ``--seed`` (the seats and dragons rotate with the game's place in it, so
-pieces with the same ``--seed`` are the games one run would play, and ``--records`` finds them). The seeds must stay
-clear of the value function's fitting seeds (its ``.json``'s ``seeds``); the script refuses them.
+pieces with the same ``--seed`` are the games one run would play, and ``--records`` finds them).
+The seeds must stay clear of the value function's fitting seeds (its ``.json``'s ``seeds``); the
+script refuses them.
 """
 
 from __future__ import annotations
@@ -119,10 +120,11 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
                     keep.write(json.dumps({"game": key, "record": rec}) + "\n")
                     keep.flush()
             for ahead in modes:
+                replay = replay_search and ahead  # the replay plays in the look-ahead
                 lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns, deeper=deeper,
-                                  replay_search=replay_search and ahead)
+                                  replay_search=replay)
                 row = {"a": a, "b": b, "players": players, "ahead": ahead, "reruns": reruns, "deeper": deeper,
-                       "replay_search": replay_search and ahead,
+                       "replay_search": replay,
                        "replayed": all(v is None for v in lk.replayed.values()),
                        "seed": seed + g,
                        "seat": seat, "raw": float(lk.rewards[seat]), "corrected": float(lk.corrected[seat]),

@@ -178,9 +178,7 @@ class Lookahead:
                 bot.reset(seat, num_players)
             self.bots[seat] = bot
         self.observer = None
-        # seat -> [bot, record indices of its decisions, snapshot before each, first index it did not
-        # take the recorded action at (None: it took every one)]
-        self.replays: dict = {}
+        self.replays: dict[int, _Replay] = {}
         seeds_ok = isinstance(agent_seeds, (list, tuple)) and len(agent_seeds) == num_players \
             and all(isinstance(x, int) and not isinstance(x, bool) for x in agent_seeds)
         if agent_seeds is not None and not seeds_ok:
@@ -194,18 +192,15 @@ class Lookahead:
         """seat -> None where the replayed search bot took every recorded action, else the index
         of the first action it did not take (its seat is looked through with the heuristic from
         there on)."""
-        return {seat: r[3] for seat, r in self.replays.items()}
-
-    def __call__(self, game, state):
-        return self.choose(game, state)
+        return {seat: r.wrong for seat, r in self.replays.items()}
 
     def at(self, index: int) -> "_Branch":
         """The look-ahead from after the record's first ``index`` actions: each replayed search bot
         stands as it did there (and carries on from its own choices in the look-ahead)."""
         stood = {}
-        for seat, (_, indices, snaps, wrong) in self.replays.items():
-            if wrong is None or index <= wrong:
-                stood[seat] = snaps[bisect.bisect_left(indices, index)]
+        for seat, r in self.replays.items():
+            if r.wrong is None or index <= r.wrong:
+                stood[seat] = r.snaps[bisect.bisect_left(r.indices, index)]
         return _Branch(self, stood)
 
     def observe(self, game, seat):
@@ -236,38 +231,47 @@ class Lookahead:
         obs, mask = self.observe(game, seat)
         return int(bot.act(obs, mask, SeatView(game, seat)))
 
+    __call__ = choose
+
     def _replay(self, record: dict, n: int, agent_seeds) -> None:
         from agents.runner import agent_seed
         from havok_env.engine import Game
         from havok_env.view import SeatView
 
+        end = 0
         try:
-            seed = record["seed"]
-            game = Game(seed=seed, **record["options"])
-            actions = list(record["actions"])
-        except (TypeError, KeyError, ValueError, AttributeError):
-            return  # not a record: the tracer says why
-        for seat, bot in seeded_bots(self.specs, n).items():
-            if getattr(getattr(bot, "guide", None), "deterministic", True) is False:
-                continue
-            s = agent_seeds[seat] if agent_seeds is not None else agent_seed(seed, seat)
-            bot.reset(seat, n, seed=s)
-            self.replays[seat] = [bot, [], [], None]
-        for i, a in enumerate(actions):
-            if game.is_over or isinstance(a, bool) or a not in game.pending["choices"]:
-                break
-            r = self.replays.get(game.to_act)
-            if r is not None and r[3] is None:
-                r[1].append(i)
-                r[2].append(r[0].snapshot())
-                obs, mask = self.observe(game, game.to_act)
-                if int(r[0].act(obs, mask, SeatView(game, game.to_act))) != a:
-                    r[3] = i
-            game.apply(int(a))
+            for seat, bot in seeded_bots(self.specs, n).items():
+                if getattr(getattr(bot, "guide", None), "deterministic", True) is False:
+                    continue
+                seed = agent_seeds[seat] if agent_seeds is not None else agent_seed(record["seed"], seat)
+                bot.reset(seat, n, seed=seed)
+                self.replays[seat] = _Replay(bot)
+            for end, (game, a) in enumerate(Game.positions(record) if self.replays else ()):
+                r = None if a is None else self.replays.get(game.to_act)
+                if r is not None and r.wrong is None:
+                    r.indices.append(end)
+                    r.snaps.append(r.bot.snapshot())
+                    obs, mask = self.observe(game, game.to_act)
+                    if int(r.bot.act(obs, mask, SeatView(game, game.to_act))) != a:
+                        r.wrong = end
+        except (TypeError, KeyError, ValueError):
+            pass  # not a record this engine replays, from here on: the tracer says why
         for r in self.replays.values():
-            if r[3] is None:
-                r[1].append(len(actions))
-                r[2].append(r[0].snapshot())
+            if r.wrong is None:  # as it stands after its last decision
+                r.indices.append(end)
+                r.snaps.append(r.bot.snapshot())
+
+
+class _Replay:
+    """A search bot replayed through a record: the record indices of its decisions, its
+    :meth:`~agents.search.SearchAgent.snapshot` before each (then one after its last), and ``wrong``,
+    the index of the first decision where it did not take the recorded action (None: it took every
+    one)."""
+
+    __slots__ = ("bot", "indices", "snaps", "wrong")
+
+    def __init__(self, bot):
+        self.bot, self.indices, self.snaps, self.wrong = bot, [], [], None
 
 
 class _Branch:
@@ -288,7 +292,7 @@ class _Branch:
         seat = None if p is None else p["player"]
         if seat not in self.stood or p["purpose"] == "bottom":
             return self.owner.choose(game, state)
-        bot = self.owner.replays[seat][0]
+        bot = self.owner.replays[seat].bot
         bot.restore(self.stood[seat])
         obs, mask = self.owner.observe(game, seat)
         a = int(bot.act(obs, mask, SeatView(game, seat)))  # a single choice too: it remembers it

@@ -425,7 +425,7 @@ def test_a_studys_search_bot_replays_from_its_seed(tmp_path):
     a.store.close()
     policies = ["human" if p == g["human_seat"] else g["bot"] for p in range(g["options"]["num_players"])]
     bot = 1 - g["human_seat"]
-    assert luck.lookahead(policies, 2, rec).replays[bot][1]  # it had decisions to replay
+    assert luck.lookahead(policies, 2, rec).replays[bot].indices  # it had decisions to replay
     assert luck.analyse(rec, policies, replay_search=True).replayed == {bot: None}
 
 
