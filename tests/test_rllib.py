@@ -104,8 +104,12 @@ def start_cluster(temp: str):
     with the load. Once started, the nodes get 5 minutes to join (Ray's default: 30 s)."""
     import os
 
+    from ray._private.utils import get_ray_address_file
     from ray.cluster_utils import Cluster
 
+    # the head writes its address into Ray's default temporary directory whatever ``temp_dir`` says,
+    # and fails where no Ray has made that directory yet (a fresh machine, this test first)
+    os.makedirs(os.path.dirname(get_ray_address_file(None)), exist_ok=True)
     for _ in range(RAY_START_TRIES):
         cluster = Cluster()
         try:
