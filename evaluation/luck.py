@@ -97,17 +97,34 @@ class GameLuck:
         return out
 
 
+def zero_sum(v, n: int):
+    """The estimator's values from the model's, one column per seat (a numpy array or a torch
+    tensor): in a two-player game, half the difference of the two seats' (:func:`_values`)."""
+    return (v - v[:, [1, 0]]) / 2.0 if n == 2 else v
+
+
 def _values(model: ValueModel, states: list, n: int, random=(), seats=None) -> np.ndarray:
     """Values of a list of after-states: ``(GameState, top_seen)`` pairs (valued by the model) or
-    final rewards (taken as they are); with ``seats``, only those seats' (the other columns 0)."""
+    final rewards (taken as they are); with ``seats``, only those seats' (the other columns 0).
+
+    In a two-player game the rewards sum to zero (+1 and -1, or 0 and 0), and a seat's value is
+    half the difference of the model's values of its seat and of the other (:func:`zero_sum`): the
+    model values each seat's row on its own, so its two values need not sum to zero, and their sum,
+    which would be zero were they exact, is error alone, which the half-difference leaves out. It
+    is a fixed function of the state too, so every correction keeps its zero mean."""
     cols = list(range(n)) if seats is None else seats
+    two = n == 2
     out = np.zeros((len(states), n))
     idx = [i for i, a in enumerate(states) if isinstance(a, tuple)]
     if idx:
-        out[np.ix_(idx, cols)] = model.values([states[i] for i in idx], random, seats)
+        ask = list(range(n)) if two else cols  # both seats' rows, for their half-difference
+        v = model.values([states[i] for i in idx], random, None if seats is None or two else seats)
+        out[np.ix_(idx, ask)] = zero_sum(v.astype(np.float64), n)
     for i, a in enumerate(states):
         if not isinstance(a, tuple):
             out[i, cols] = np.asarray(a)[cols]
+    if seats is not None:
+        out[:, [q for q in range(n) if q not in cols]] = 0.0
     return out
 
 
