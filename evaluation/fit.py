@@ -21,12 +21,13 @@ needs of it. Each game is traced as :func:`evaluation.luck.analyse` corrects it,
 with every outcome of every event, and split into its steps (:func:`game_steps`): the corrected
 reward of a seat is the value at the start plus, for each event, V's expectation over its outcomes
 minus V just before it, and so on, each a linear function of V (the estimator's V: in a two-player
-game, half the difference of the network's two seats' values, :func:`evaluation.luck.zero_sum`;
-the shipped network was fitted before the estimator took it, on each seat's own value). The loss is, per game and seat,
-the square of the sum of those steps but the start: what the corrected reward varies by. Asking each
-step to be zero on its own does worse: V's errors at one event and the next largely cancel, and
-only what is left of their sum counts. One game in ten is held out; the epoch with the least
-held-out loss is kept (more overfit).
+game, half the difference of the network's two seats' values, and with more, each seat's less an
+equal share of what they sum to beyond what the rewards do, :func:`evaluation.luck.constant_sum`;
+the shipped network was fitted before the estimator took them, on each seat's own value). The
+loss is, per game and seat, the square of the sum of those steps but the start: what the corrected
+reward varies by. Asking each step to be zero on its own does worse: V's errors at one event and
+the next largely cancel, and only what is left of their sum counts. One game in ten is held out;
+the epoch with the least held-out loss is kept (more overfit).
 
 Fitting needs torch (``pip install -e ".[train]"``); the estimator itself needs only numpy.
 ``value.json`` records what was played, on which seeds, and how well the fit did on games it did
@@ -51,7 +52,7 @@ from havok_env.files import replaced
 from training import value_fit
 
 from .chance import trace
-from .luck import zero_sum
+from .luck import constant_sum
 
 # Seeds of the games the value function is fitted on start here. Evaluations and benchmarks use
 # other seeds (benchmarks/luck_gain.py refuses these).
@@ -184,7 +185,7 @@ def game_steps(rec: dict, specs) -> dict:
 def steps_values(g: dict, model: ValueModel) -> np.ndarray:
     """Each step of a :func:`game_steps` game valued by ``model``: shape (steps, seats)."""
     n = g["players"]
-    v = zero_sum(model.predict(g["x"].astype(np.float32)).reshape(-1, n).astype(np.float64), n)
+    v = constant_sum(model.predict(g["x"].astype(np.float32)).reshape(-1, n).astype(np.float64), n)
     out = g["const"].astype(np.float64)
     np.add.at(out, g["e_step"], g["e_coeff"][:, None] * v[g["e_state"]])
     return out
@@ -329,10 +330,10 @@ def read_part(path) -> dict:
 
 def _batch(d: dict, games):
     """The rows of a batch of games, and their entries and steps, one per seat (steps 4 wide), and
-    for each row the row of the other seat of its state where the game has two players (itself
-    otherwise: :func:`evaluation.luck.zero_sum`)."""
-    xs, rows, at, coeff, const, train, owner, other = [], [], [], [], [], [], [], []
-    roff = soff = 0
+    for each row the state it is a row of (numbered through the batch) and its game's player count
+    (:func:`evaluation.luck.constant_sum`)."""
+    xs, rows, at, coeff, const, train, owner, state, count = [], [], [], [], [], [], [], [], []
+    roff = soff = noff = 0
     for k, g in enumerate(games):
         n = int(d["players"][g])
         r0, r1 = d["row_at"][g], d["row_at"][g + 1]
@@ -340,8 +341,9 @@ def _batch(d: dict, games):
         s0, s1 = d["step_at"][g], d["step_at"][g + 1]
         q = np.arange(n)
         xs.append(dense_rows(d, r0, r1))
-        here = roff + np.arange(r1 - r0)
-        other.append(here + (1 - 2 * (np.arange(r1 - r0) % 2)) if n == 2 else here)
+        state.append(noff + np.arange(r1 - r0) // n)
+        count.append(np.full(r1 - r0, n))
+        noff += (r1 - r0) // n
         rows.append((roff + d["e_state"][e0:e1][:, None] * n + q).ravel())
         at.append(((soff + d["e_step"][e0:e1])[:, None] * MAX_SEATS + q).ravel())
         coeff.append(np.repeat(d["e_coeff"][e0:e1], n))
@@ -354,17 +356,19 @@ def _batch(d: dict, games):
         soff += s1 - s0
     return (np.concatenate(xs), np.concatenate(rows).astype(np.int64), np.concatenate(at).astype(np.int64),
             np.concatenate(coeff), np.concatenate(const), np.concatenate(train), np.concatenate(owner),
-            np.concatenate(other).astype(np.int64))
+            np.concatenate(state).astype(np.int64), np.concatenate(count).astype(np.float32))
 
 
 def _steps_of(net, d, games):
     """Steps (4 wide), which of them to make zero, and the game of each, for a batch."""
     import torch
 
-    x, rows, at, coeff, const, train, owner, other = _batch(d, games)
+    x, rows, at, coeff, const, train, owner, state, count = _batch(d, games)
     v = torch.tanh(net(torch.from_numpy(x))[:, 0])
-    two = torch.from_numpy(other != np.arange(len(other)))
-    v = torch.where(two, (v - v[torch.from_numpy(other)]) / 2.0, v)  # luck.zero_sum, row by row
+    # luck.constant_sum, state by state: each seat's value less an equal share of the sum beyond 2 - n
+    state, count = torch.from_numpy(state), torch.from_numpy(count)
+    sums = torch.zeros(int(state.max()) + 1 if len(state) else 0).index_add(0, state, v)
+    v = v - (sums[state] - (2.0 - count)) / count
     steps = torch.from_numpy(const).reshape(-1).index_add(0, torch.from_numpy(at), torch.from_numpy(coeff) * v[rows])
     return steps.reshape(-1, MAX_SEATS), train, owner
 
@@ -387,7 +391,7 @@ def corrected_of(model: ValueModel, d: dict, games) -> np.ndarray:
         s0, s1 = d["step_at"][g], d["step_at"][g + 1]
         e0, e1 = d["entry_at"][g], d["entry_at"][g + 1]
         v = model.predict(dense_rows(d, d["row_at"][g], d["row_at"][g + 1])).reshape(-1, n)
-        v = zero_sum(v.astype(np.float64), n)
+        v = constant_sum(v.astype(np.float64), n)
         steps = d["const"][s0:s1, :n].astype(np.float64)
         np.add.at(steps, d["e_step"][e0:e1], d["e_coeff"][e0:e1, None] * v[d["e_state"][e0:e1]])
         out[k, :n] = steps.sum(axis=0)

@@ -97,29 +97,31 @@ class GameLuck:
         return out
 
 
-def zero_sum(v, n: int):
-    """The estimator's values from the model's, one column per seat (a numpy array or a torch
-    tensor): in a two-player game, half the difference of the two seats' (:func:`_values`)."""
-    return (v - v[:, [1, 0]]) / 2.0 if n == 2 else v
+def constant_sum(v: np.ndarray, n: int) -> np.ndarray:
+    """The estimator's values from the model's (float64, one column per seat of an ``n``-player
+    game): each less an equal share of what the seats' values sum to beyond ``2 - n``, what the
+    rewards sum to (:func:`_values`); in a two-player game, half the difference of the two seats'."""
+    if n == 2:  # the same, written so that the two seats' values are exactly each other's negative
+        return (v - v[:, [1, 0]]) / 2.0
+    return v - (v.sum(axis=1, keepdims=True) - (2 - n)) / n
 
 
 def _values(model: ValueModel, states: list, n: int, random=(), seats=None) -> np.ndarray:
     """Values of a list of after-states: ``(GameState, top_seen)`` pairs (valued by the model) or
     final rewards (taken as they are); with ``seats``, only those seats' (the other columns 0).
 
-    In a two-player game the rewards sum to zero (+1 and -1, or 0 and 0), and a seat's value is
-    half the difference of the model's values of its seat and of the other (:func:`zero_sum`): the
-    model values each seat's row on its own, so its two values need not sum to zero, and their sum,
-    which would be zero were they exact, is error alone, which the half-difference leaves out. It
-    is a fixed function of the state too, so every correction keeps its zero mean."""
+    A game's rewards sum to ``2 - n`` (+1 for the winner and -1 for each other seat; 0 for two tied
+    leaders and -1 for the others), but in a tie of three seats or more. The model values each
+    seat's row on its own, so its values need not sum to that, and what their sum is off by is error
+    alone: each seat's value is the model's less an equal share of it (:func:`constant_sum`; with
+    two players, half the difference of the two seats' values). It is a fixed function of the state
+    too, so every correction keeps its zero mean."""
     cols = list(range(n)) if seats is None else seats
-    two = n == 2
     out = np.zeros((len(states), n))
     idx = [i for i, a in enumerate(states) if isinstance(a, tuple)]
-    if idx:
-        ask = list(range(n)) if two else cols  # both seats' rows, for their half-difference
-        v = model.values([states[i] for i in idx], random, None if seats is None or two else seats)
-        out[np.ix_(idx, ask)] = zero_sum(v.astype(np.float64), n)
+    if idx:  # every seat's row, for their sum
+        v = model.values([states[i] for i in idx], random)
+        out[idx] = constant_sum(v.astype(np.float64), n)
     for i, a in enumerate(states):
         if not isinstance(a, tuple):
             out[i, cols] = np.asarray(a)[cols]

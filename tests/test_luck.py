@@ -144,7 +144,7 @@ def test_first_flip_corrections_average_to_zero_over_every_deck_position(players
     assert_mean_zero(tables)
 
 
-def test_a_two_player_games_values_are_half_the_difference_of_its_seats_and_sum_to_zero():
+def test_the_seats_values_sum_as_the_rewards_do():
     rec = record(("heuristic", "random"), 8)
     states = [a for ev in chance.trace(rec, [1]).events for a in ev.after if isinstance(a, tuple)]
     model = luck.default_model()
@@ -155,10 +155,18 @@ def test_a_two_player_games_values_are_half_the_difference_of_its_seats_and_sum_
     assert np.array_equal(luck._values(model, states, 2, [1], seats=[1])[:, 1], got[:, 1])
     lk = luck.analyse(rec, ["heuristic", "random"])
     assert np.array_equal(lk.corrected[1], -lk.corrected[0])  # one estimate, seen from either seat
-    # three players and more: the rewards do not sum to a constant, and the values are the network's
-    rec = record(("heuristic", "random", "heuristic"), 9)
-    states = [a for ev in chance.trace(rec, [1]).events for a in ev.after if isinstance(a, tuple)]
-    assert np.array_equal(luck._values(model, states, 3, [1]), model.values(states, [1]))
+    # three players and more: the rewards sum to 2 - n (but in a tie of three or more), and so do the
+    # values, each the network's less an equal share of what its values sum to beyond that
+    for specs, seed in ((("heuristic", "random", "heuristic"), 9), (("random", "heuristic", "random", "random"), 10)):
+        n = len(specs)
+        rec = record(specs, seed)
+        rand = luck.random_seats(specs)
+        states = [a for ev in chance.trace(rec, rand).events for a in ev.after if isinstance(a, tuple)]
+        own = model.values(states, rand).astype(np.float64)
+        got = luck._values(model, states, n, rand)
+        assert np.allclose(got.sum(axis=1), 2 - n, atol=1e-12) and np.abs(own.sum(axis=1) - (2 - n)).max() > 1e-2
+        assert np.allclose(got - own, (got - own)[:, :1], atol=1e-12)  # the same share off every seat
+        assert np.array_equal(luck._values(model, states, n, rand, seats=[1])[:, 1], got[:, 1])
 
 
 def first_action_with(rec, kind, random_seats=()):
