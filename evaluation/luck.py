@@ -406,9 +406,9 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
     ``ahead=False`` where each position stands. Both are unbiased; looking ahead varies less and
     takes about 1.6 times as long.
 
-    ``seats`` (default: all) corrects only those seats: only their rows are valued, each seat's
-    figures are the same bits as when every seat is corrected, and the other seats' are NaN
-    (the game is traced in full either way).
+    ``seats`` (default: all) corrects only those seats: each seat's figures are the same bits as
+    when every seat is corrected, and the other seats' are NaN (the game is traced and every seat's
+    rows valued either way: a seat's value is taken with the others', :func:`constant_sum`).
 
     ``reruns`` (default 0: none) corrects the decisions of the search bot too: each is a luck event
     whose outcomes are the search's choices when asked again ``reruns`` times with independent
