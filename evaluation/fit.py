@@ -185,7 +185,7 @@ def game_steps(rec: dict, specs) -> dict:
 def steps_values(g: dict, model: ValueModel) -> np.ndarray:
     """Each step of a :func:`game_steps` game valued by ``model``: shape (steps, seats)."""
     n = g["players"]
-    v = constant_sum(model.predict(g["x"].astype(np.float32)).reshape(-1, n).astype(np.float64), n)
+    v = constant_sum(model.predict(g["x"].astype(np.float32)).reshape(-1, n), n)
     out = g["const"].astype(np.float64)
     np.add.at(out, g["e_step"], g["e_coeff"][:, None] * v[g["e_state"]])
     return out
@@ -390,8 +390,7 @@ def corrected_of(model: ValueModel, d: dict, games) -> np.ndarray:
         n = int(d["players"][g])
         s0, s1 = d["step_at"][g], d["step_at"][g + 1]
         e0, e1 = d["entry_at"][g], d["entry_at"][g + 1]
-        v = model.predict(dense_rows(d, d["row_at"][g], d["row_at"][g + 1])).reshape(-1, n)
-        v = constant_sum(v.astype(np.float64), n)
+        v = constant_sum(model.predict(dense_rows(d, d["row_at"][g], d["row_at"][g + 1])).reshape(-1, n), n)
         steps = d["const"][s0:s1, :n].astype(np.float64)
         np.add.at(steps, d["e_step"][e0:e1], d["e_coeff"][e0:e1, None] * v[d["e_state"][e0:e1]])
         out[k, :n] = steps.sum(axis=0)

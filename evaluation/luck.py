@@ -98,9 +98,10 @@ class GameLuck:
 
 
 def constant_sum(v: np.ndarray, n: int) -> np.ndarray:
-    """The estimator's values from the model's (float64, one column per seat of an ``n``-player
+    """The estimator's values (float64) from the model's (one column per seat of an ``n``-player
     game): each less an equal share of what the seats' values sum to beyond ``2 - n``, what the
     rewards sum to (:func:`_values`); in a two-player game, half the difference of the two seats'."""
+    v = np.asarray(v, np.float64)
     if n == 2:  # the same, written so that the two seats' values are exactly each other's negative
         return (v - v[:, [1, 0]]) / 2.0
     return v - (v.sum(axis=1, keepdims=True) - (2 - n)) / n
@@ -116,17 +117,15 @@ def _values(model: ValueModel, states: list, n: int, random=(), seats=None) -> n
     alone: each seat's value is the model's less an equal share of it (:func:`constant_sum`; with
     two players, half the difference of the two seats' values). It is a fixed function of the state
     too, so every correction keeps its zero mean."""
-    cols = list(range(n)) if seats is None else seats
     out = np.zeros((len(states), n))
     idx = [i for i, a in enumerate(states) if isinstance(a, tuple)]
     if idx:  # every seat's row, for their sum
-        v = model.values([states[i] for i in idx], random)
-        out[idx] = constant_sum(v.astype(np.float64), n)
+        out[idx] = constant_sum(model.values([states[i] for i in idx], random), n)
     for i, a in enumerate(states):
         if not isinstance(a, tuple):
-            out[i, cols] = np.asarray(a)[cols]
+            out[i] = a
     if seats is not None:
-        out[:, [q for q in range(n) if q not in cols]] = 0.0
+        out[:, [q for q in range(n) if q not in seats]] = 0.0
     return out
 
 
