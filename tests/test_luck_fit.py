@@ -121,7 +121,7 @@ def test_the_loss_is_what_the_corrected_rewards_vary_by_and_the_fit_keeps_its_be
         n = int(data["players"][g])
         e0, e1 = data["entry_at"][g], data["entry_at"][g + 1]
         v = model.predict(fit.dense_rows(data, data["row_at"][g], data["row_at"][g + 1])).reshape(-1, n)
-        v = luck.constant_sum(v.astype(np.float64), n)  # the estimator's values
+        v = luck.constant_sum(v, n)  # the estimator's values (float64)
         sel = data["e_step"][e0:e1] == 0
         starts[g, :n] = first[g, :n] + (data["e_coeff"][e0:e1][sel, None] * v[data["e_state"][e0:e1][sel]]).sum(axis=0)
     want = ((fit.corrected_of(model, data, games) - starts) ** 2).sum() / data["players"].sum()
