@@ -2,6 +2,7 @@
 
     python -m evaluation.fit --games 10000 --cache CACHE.npz --out V1.npz   # the first stage
     python -m evaluation.fit --ahead 4000 --init V1.npz --hidden 256 128 --epochs 2 --cache DIR
+    python -m evaluation.fit --ahead 8000 --from 4000 --search 1000 --init V2.npz --lr 3e-4 --drop-at 1
 
 The first stage plays bot games of every player count (a fixed mix of heuristic and random bots,
 seats rotated) whose seeds lie in ``[FIT_SEEDS, FIT_SEEDS + games)``, which no benchmark or test
@@ -28,6 +29,12 @@ loss is, per game and seat, the square of the sum of those steps but the start: 
 reward varies by. Asking each step to be zero on its own does worse: V's errors at one event and
 the next largely cancel, and only what is left of their sum counts. One game in ten is held out;
 the epoch with the least held-out loss is kept (more overfit).
+
+A further stage (``--from GAME``) fits that network again, with the same loss, on the plan's games
+from ``GAME`` to ``--ahead``, which it has not seen (refitting on its own games overfits from the
+first pass); ``--search N`` replaces the first ``N`` of them with the search bot at its default
+budget against the heuristic (:func:`stage_plan`), the pairing the estimator fits worst. Its
+record is appended to the network's.
 
 Fitting needs torch (``pip install -e ".[train]"``); the estimator itself needs only numpy.
 ``value.json`` records what was played, on which seeds, and how well the fit did on games it did
@@ -115,6 +122,16 @@ AHEAD_SHARE = {2: 0.8, 3: 0.05, 4: 0.15}
 def ahead_plan(games: int) -> list[tuple[int, tuple]]:
     """(seed, agents by seat) for each game of the second stage, in a fixed order."""
     return game_plan(games, AHEAD_SEEDS, AHEAD_MIX, AHEAD_SHARE)
+
+
+def stage_plan(games: int, first: int = 0, search: int = 0) -> list[tuple[int, tuple]]:
+    """Games ``first`` to ``games`` of :func:`ahead_plan`, the first ``search`` of them replaced by
+    the search bot at its default budget against the heuristic on the same seeds, seats alternating
+    (a further stage's games: the plan has the search bot at a sixth of the budget the evaluations
+    measure)."""
+    bot = [(AHEAD_SEEDS + i, ("search", "heuristic") if i % 2 == 0 else ("heuristic", "search"))
+           for i in range(first, first + search)]
+    return bot + ahead_plan(games)[first + search:]
 
 
 def game_steps(rec: dict, specs) -> dict:
@@ -290,23 +307,27 @@ def _collect_part(job):
 CHUNK = 250  # games per file of the second stage's cache
 
 
-def ahead_files(games: int, cache) -> list[Path]:
-    """The files of a plan of ``games`` second-stage games under folder ``cache``, :data:`CHUNK`
-    games each, in the plan's order."""
-    return [Path(cache) / f"games{k}-{min(k + CHUNK, games)}.npz" for k in range(0, games, CHUNK)]
+def ahead_files(games: int, cache, first: int = 0, search: int = 0) -> list[Path]:
+    """The files of games ``first`` to ``games`` of :func:`stage_plan` under folder ``cache``,
+    :data:`CHUNK` games each, in the plan's order; those holding the search bot's games of a
+    further stage are named ``search{first}-{end}.npz``, so that they never pass for the plan's."""
+    return [Path(cache) / f"{'search' if k < first + search else 'games'}{k}-{min(k + CHUNK, games)}.npz"
+            for k in range(first, games, CHUNK)]
 
 
-def load_ahead(games: int, jobs: int, cache: str | None, log=print) -> tuple[dict, list]:
-    """The second stage's games, in files of :data:`CHUNK` games in the plan's order
-    (``games{first}-{end}.npz`` under ``cache``, reread if there: a longer plan extends a shorter
-    one, so its first files are the shorter one's), played by ``jobs`` processes, first files
-    first; then joined, with their agents in the same order."""
+def load_ahead(games: int, jobs: int, cache: str | None, log=print, first: int = 0,
+               search: int = 0) -> tuple[dict, list]:
+    """Games ``first`` to ``games`` of :func:`stage_plan`, in files of :data:`CHUNK` games in the
+    plan's order (``games{first}-{end}.npz`` under ``cache``, reread if there: a longer plan
+    extends a shorter one, so its first files are the shorter one's), played by ``jobs``
+    processes, first files first; then joined, with their agents in the same order."""
     from multiprocessing import Pool
 
-    plan = ahead_plan(games)
+    plan = stage_plan(games, first, search)
     cache = Path(cache) if cache else Path(tempfile.mkdtemp())
     cache.mkdir(parents=True, exist_ok=True)
-    parts = [(plan[k:k + CHUNK], str(path)) for k, path in zip(range(0, games, CHUNK), ahead_files(games, cache))]
+    parts = [(plan[k - first:k - first + CHUNK], str(path))
+             for k, path in zip(range(first, games, CHUNK), ahead_files(games, cache, first, search))]
     todo = [p for p in parts if not Path(p[1]).exists()]
     if todo:
         log(f"playing and tracing {sum(len(p[0]) for p in todo)} games in {min(jobs, len(todo))} processes")
@@ -505,12 +526,22 @@ def main(argv=None) -> int:
     ap.add_argument("--lam", type=float, default=0.8, help="λ of the λ-returns (1: the final reward)")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of λ-returns after the first fit")
     ap.add_argument("--steps", type=int, default=6, help="passes of the first fit, on the final reward")
-    ap.add_argument("--hidden", type=int, nargs="+", default=[128, 64])
+    ap.add_argument("--hidden", type=int, nargs="+", help="hidden layers (default 128 64; with --ahead, "
+                                                              "the --init network's, or wider)")
     ap.add_argument("--ahead", type=int, metavar="GAMES",
                     help="the second stage instead: fit the network --init on GAMES games where the "
                          "look-ahead estimator takes its values (--hidden: widened to)")
     ap.add_argument("--init", help="with --ahead: the first stage's network (.safetensors)")
+    ap.add_argument("--from", dest="first", type=int, default=0, metavar="GAME",
+                    help="with --ahead: a further stage, on the plan's games from GAME on only, "
+                         "--init being the stage before (fitted on the games before GAME)")
+    ap.add_argument("--search", type=int, default=0, metavar="GAMES",
+                    help="with --from: the first GAMES of them are the search bot at its default "
+                         "budget against the heuristic instead, seats alternating")
     ap.add_argument("--epochs", type=int, default=5, help="with --ahead: passes over its games")
+    ap.add_argument("--lr", type=float, default=1e-3, help="with --ahead: the learning rate to begin with")
+    ap.add_argument("--drop-at", type=int, default=3, help="with --ahead: the pass from which it is "
+                                                             "0.3 times that")
     ap.add_argument("--jobs", type=int, default=2, help="with --ahead: processes playing the games, "
                                                                   "then threads fitting")
     ap.add_argument("--cache", help="an .npz keeping the played states (read if it exists); with "
@@ -542,6 +573,7 @@ def main(argv=None) -> int:
             with replaced(args.cache, "wb") as f:
                 np.savez(f, **data)
         log(f"{len(data['x'])} rows in {time.time() - t0:.0f} s")
+    args.hidden = args.hidden or [128, 64]
     layers, report = value_fit.fit(data, tuple(args.hidden), args.lam, args.rounds, args.steps,
                          pass_rows=args.pass_rows, log=log)
     model = ValueModel(layers, {
@@ -588,69 +620,99 @@ def refused_seeds(first_meta: dict, ahead: int) -> list[int]:
 
 
 def main_ahead(ap, args) -> int:
-    """``--ahead``: the second stage (module docstring)."""
+    """``--ahead``: the second stage, or with ``--from`` a further one (module docstring)."""
     t0 = time.time()
 
     def log(msg):
         print(msg, flush=True)
 
     if not args.init:
-        ap.error("--ahead needs --init, the first stage's network")
-    if args.ahead < 10 or args.epochs < 1 or args.jobs < 1:
-        ap.error("--ahead must be at least 10 games, --epochs and --jobs at least 1")
+        ap.error("--ahead needs --init, the first stage's network (with --from, the stage before)")
+    if args.ahead < 10 or args.epochs < 1 or args.jobs < 1 or args.drop_at < 0 or not 0 < args.lr < 1:
+        ap.error("--ahead must be at least 10 games, --epochs and --jobs at least 1, --drop-at at "
+                 "least 0, --lr between 0 and 1")
+    if not 0 <= args.first <= args.ahead - 10 or not 0 <= args.search <= args.ahead - args.first:
+        ap.error("--from must leave at least 10 games before --ahead, and --search at most those")
+    if args.search and not args.first:
+        ap.error("--search is for a further stage (--from)")
     try:
         first = ValueModel.load(args.init)
     except ModelFileError as e:
         ap.error(str(e))
     layers = first.layers
-    if list(args.hidden) != [int(w.shape[1]) for w, _ in layers[:-1]]:
+    own = [int(w.shape[1]) for w, _ in layers[:-1]]
+    args.hidden = args.hidden or own
+    if list(args.hidden) != own:
         small = any(h < int(w.shape[1]) for h, (w, _) in zip(args.hidden, layers))
-        if len(args.hidden) != 2 or len(layers) != 3 or small:
-            ap.error("--hidden with --ahead: two sizes, each at least the first stage's")
+        if args.first or len(args.hidden) != 2 or len(layers) != 3 or small:
+            ap.error("--hidden with --ahead: two sizes, each at least the first stage's (with --from, "
+                     "the network's own)")
         layers = widen(layers, args.hidden)
-    cached = args.cache is not None and all(f.exists() for f in ahead_files(args.ahead, args.cache))
-    data, specs = load_ahead(args.ahead, args.jobs, args.cache, log=log)
-    played = time.time() - t0
-    log(f"{data['row_at'][-1]} rows of {args.ahead} games in {played:.0f} s")
-    held = np.arange(args.ahead)[np.arange(args.ahead) % 10 == 0]
-    before = held_out_ratios(first, data, specs, held)
-    layers, report = fit_ahead(data, layers, args.epochs, log=log, threads=args.jobs)
-    model = ValueModel(layers, {})
-    report["held_out_sd_ratio"] = {k: {"first_stage": before[k]["sd_ratio"], **v}
-                                   for k, v in held_out_ratios(model, data, specs, held).items()}
     meta = dict(first.meta)
+    stages = meta.get("stages")
+    if args.first and not (isinstance(stages, list) and len(stages) >= 2 and type(meta.get("games")) is int):
+        ap.error(f"--from: {args.init} is not a second stage's network (its record has no stages)")
+    files = ahead_files(args.ahead, args.cache, args.first, args.search) if args.cache else []
+    cached = bool(files) and all(f.exists() for f in files)
+    data, specs = load_ahead(args.ahead, args.jobs, args.cache, log=log, first=args.first, search=args.search)
+    played = time.time() - t0
+    games = args.ahead - args.first
+    log(f"{data['row_at'][-1]} rows of {games} games in {played:.0f} s")
+    held = np.arange(games)[np.arange(games) % 10 == 0]
+    before = held_out_ratios(first, data, specs, held)
+    layers, report = fit_ahead(data, layers, args.epochs, lr=args.lr, drop_at=args.drop_at, log=log,
+                               threads=args.jobs)
+    model = ValueModel(layers, {})
+    report["held_out_sd_ratio"] = {k: {"first_stage" if not args.first else "before": before[k]["sd_ratio"], **v}
+                                   for k, v in held_out_ratios(model, data, specs, held).items()}
+    if args.first:
+        what = ("the stage before's network fitted again as the second stage was (the same loss), on "
+                "games of the second stage's plan it had not seen" + (
+                    ", the first of them the search bot at its default budget against the heuristic, "
+                    "seats alternating" if args.search else ""))
+        stages = list(stages)
+    else:
+        what = ("the first stage's network (widened to the layers above where they are wider), fitted so "
+                "that the corrected rewards of the look-ahead estimator vary the least: per game and seat, "
+                "the square of the sum of the steps it splits a corrected reward into "
+                "(evaluation.luck.analyse, steps=True), the start and a search bot's decisions left out")
+        stages = [{k: v for k, v in meta.items() if k not in ("what", "features_version", "inputs")}]
+    stage = {"what": what, "games": games, "seeds": [AHEAD_SEEDS + args.first, AHEAD_SEEDS + args.ahead]}
+    if args.search:
+        stage["search_bot_games"] = {"games": args.search, "agents": ["search", "heuristic"],
+                                     "seeds": [AHEAD_SEEDS + args.first, AHEAD_SEEDS + args.first + args.search]}
+    stage.update({
+        "players": {str(k): v for k, v in AHEAD_SHARE.items()},
+        "agents": {str(n): [[w, list(s)] for w, s in m] for n, m in AHEAD_MIX.items()},
+        "rows": int(data["row_at"][-1]), "epochs": args.epochs, "lr": args.lr, "drop_at": args.drop_at,
+        "fit": report,
+        "seconds": {"reading_the_games_from_the_cache" if cached else "playing_and_tracing_the_games":
+                    round(played), "fit": round(time.time() - t0 - played)},
+        "command": "python -m evaluation.fit " + " ".join(argv_of(args, len(stages)))})
     model.meta = {
         "what": meta.get("what", "each seat's expected final reward"),
         "features_version": FEATURES_VERSION,
         "inputs": layout().size,
         "layers": [int(w.shape[1]) for w, _ in layers],
-        "games": (meta["games"] if type(meta.get("games")) is int else 0) + args.ahead,
+        "games": (meta["games"] if type(meta.get("games")) is int else 0) + games,
         "seeds": refused_seeds(meta, args.ahead),
-        "stages": [
-            {k: v for k, v in meta.items() if k not in ("what", "features_version", "inputs")},
-            {"what": "the first stage's network (widened to the layers above where they are wider), fitted so that the "
-                     "corrected rewards of the look-ahead estimator vary the least: per game and "
-                     "seat, the square of the sum of the steps it splits a corrected reward into "
-                     "(evaluation.luck.analyse, steps=True), the start and a search bot's decisions "
-                     "left out",
-             "games": args.ahead, "seeds": [AHEAD_SEEDS, AHEAD_SEEDS + args.ahead],
-             "players": {str(k): v for k, v in AHEAD_SHARE.items()},
-             "agents": {str(n): [[w, list(s)] for w, s in m] for n, m in AHEAD_MIX.items()},
-             "rows": int(data["row_at"][-1]), "epochs": args.epochs, "fit": report,
-             "seconds": {"reading_the_games_from_the_cache" if cached else "playing_and_tracing_the_games":
-                         round(played), "fit": round(time.time() - t0 - played)},
-             "command": "python -m evaluation.fit " + " ".join(argv_of(args))},
-        ],
+        "stages": stages + [stage],
     }
     model.save(args.out)
-    log(json.dumps(model.meta["stages"][1], indent=2))
+    log(json.dumps(stage, indent=2))
     return 0
 
 
-def argv_of(args) -> list:
-    # the first stage's network as V1.safetensors (its own command is in the first stage's record)
-    return [f"--ahead {args.ahead}", "--init V1.safetensors", "--hidden " + " ".join(map(str, args.hidden)),
-            f"--epochs {args.epochs}", f"--jobs {args.jobs}"] + (["--cache DIR"] if args.cache else [])
+def argv_of(args, before: int = 1) -> list:
+    # the network of the ``before`` stages before as V{before}.safetensors (its own command is in
+    # its last stage's record)
+    out = [f"--ahead {args.ahead}"]
+    if args.first:
+        out += [f"--from {args.first}"] + ([f"--search {args.search}"] if args.search else [])
+    out += [f"--init V{before}.safetensors", "--hidden " + " ".join(map(str, args.hidden)), f"--epochs {args.epochs}"]
+    if (args.lr, args.drop_at) != (1e-3, 3):
+        out += [f"--lr {args.lr:g}", f"--drop-at {args.drop_at}"]
+    return out + [f"--jobs {args.jobs}"] + (["--cache DIR"] if args.cache else [])
 
 
 if __name__ == "__main__":

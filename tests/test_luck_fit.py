@@ -8,7 +8,7 @@ import pytest
 from agents import make_agent
 from agents.runner import play_game
 from evaluation import fit, luck
-from agents.value import ValueModel
+from agents.value import DATA, ValueModel
 
 
 def record(specs, seed):
@@ -138,27 +138,88 @@ def test_the_loss_is_what_the_corrected_rewards_vary_by_and_the_fit_keeps_its_be
     assert again == pytest.approx(report["held_out_loss"][kept], abs=1e-4)
 
 
-def test_the_shipped_network_says_both_stages_and_keeps_benchmarks_off_their_seeds():
+def test_the_shipped_network_says_its_stages_and_keeps_benchmarks_off_their_seeds():
     meta = luck.default_model().meta
-    first, second = meta["stages"]
+    first, second, *more = meta["stages"]
     # the first stage's games were dealt by the batched core, the second's from seeds of their own
     assert first["games"] >= 50_000 and first["batch_seeds"] == [fit.BATCH_SEED + n for n in fit.PLAYER_SHARE]
     assert first["command"].startswith("python -m evaluation.fit --games ")
     assert second["seeds"][0] == fit.AHEAD_SEEDS
-    # what luck_gain.py refuses: every seeded fitting game, those of the value functions before too
-    assert meta["seeds"] == [fit.FIT_SEEDS, second["seeds"][1]]
-    assert meta["games"] == first["games"] + second["games"]
     assert second["command"].startswith("python -m evaluation.fit --ahead ")
+    # each further stage takes up the plan where the one before left it
+    for before, stage in zip([second] + more, more):
+        assert stage["seeds"][0] == before["seeds"][1]
+        assert stage["command"].startswith(f"python -m evaluation.fit --ahead {stage['seeds'][1] - fit.AHEAD_SEEDS} "
+                                           f"--from {stage['seeds'][0] - fit.AHEAD_SEEDS} ")
+    # what luck_gain.py refuses: every seeded fitting game, those of the value functions before too
+    assert meta["seeds"] == [fit.FIT_SEEDS, meta["stages"][-1]["seeds"][1]]
+    assert meta["games"] == sum(s["games"] for s in meta["stages"])
     assert meta["layers"][:-1] == [int(w.shape[1]) for w, _ in luck.default_model().layers[:-1]]
 
 
 def test_the_second_stage_says_which_seeds_to_refuse_whatever_its_first_stage_records():
     shipped = luck.default_model().meta
-    assert fit.refused_seeds(shipped["stages"][0], shipped["stages"][1]["games"]) == shipped["seeds"]
+    last = shipped["stages"][-1]["seeds"][1] - fit.AHEAD_SEEDS
+    assert fit.refused_seeds(shipped["stages"][0], last) == shipped["seeds"]
     # a first stage with no seeded games (train.py's value function, dealt by generators) or a
     # record without them: the second stage's own seeds, not a KeyError after an hour's fit
     for meta in ({"games": 20000, "dealt_by": "havok_env.vector.VectorGames"}, {"seeds": "?"}, {}):
         assert fit.refused_seeds(meta, 500) == [fit.AHEAD_SEEDS, fit.AHEAD_SEEDS + 500]
+
+
+def test_a_further_stages_games_follow_the_plan_with_the_search_bot_at_its_own_budget_first():
+    plan = fit.stage_plan(60, 20, 6)
+    assert [s for s, _ in plan] == list(range(fit.AHEAD_SEEDS + 20, fit.AHEAD_SEEDS + 60))
+    assert [sp for _, sp in plan[:6]] == [("search", "heuristic"), ("heuristic", "search")] * 3
+    assert plan[6:] == fit.ahead_plan(60)[26:]
+    assert fit.stage_plan(60) == fit.ahead_plan(60)
+    # the search bot's games are cached under names of their own, never read as the plan's
+    names = [f.name for f in fit.ahead_files(1100, "c", 300, 260)]
+    assert names == ["search300-550.npz", "search550-800.npz", "games800-1050.npz", "games1050-1100.npz"]
+    assert [f.name for f in fit.ahead_files(300, "c")] == ["games0-250.npz", "games250-300.npz"]
+
+
+def test_a_further_stage_fits_the_network_again_and_appends_its_record(tmp_path):
+    pytest.importorskip("torch")
+    out = tmp_path / "v3.safetensors"
+    assert fit.main(["--ahead", "40", "--from", "20", "--search", "2", "--init", str(DATA / "value.safetensors"),
+                     "--epochs", "1", "--lr", "1e-4", "--drop-at", "1", "--jobs", "1", "--cache", str(tmp_path),
+                     "--out", str(out)]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.npz")) == ["search20-40.npz"]
+    before, after = luck.default_model().meta, ValueModel.load(out).meta
+    assert after["stages"][:-1] == before["stages"]
+    stage = after["stages"][-1]
+    assert stage["games"] == 20 and stage["seeds"] == [fit.AHEAD_SEEDS + 20, fit.AHEAD_SEEDS + 40]
+    assert stage["search_bot_games"]["seeds"] == [fit.AHEAD_SEEDS + 20, fit.AHEAD_SEEDS + 22]
+    assert stage["command"].startswith(f"python -m evaluation.fit --ahead 40 --from 20 --search 2 "
+                                       f"--init V{len(before['stages'])}.safetensors ")
+    assert "--lr 0.0001 --drop-at 1" in stage["command"]
+    assert after["games"] == before["games"] + 20
+    assert after["seeds"] == [before["seeds"][0], fit.AHEAD_SEEDS + 40]
+    assert len(stage["fit"]["held_out_loss"]) == 2
+
+
+@pytest.mark.parametrize("extra,says", [
+    (["--search", "4"], "--search is for a further stage"),
+    (["--from", "35"], "--from must leave at least 10 games"),
+    (["--from", "10", "--search", "40"], "--search at most"),
+    (["--from", "10", "--hidden", "300", "140"], "with --from, the network's own"),
+    (["--lr", "0"], "--lr between 0 and 1"),
+])
+def test_a_stage_asked_for_wrongly_is_refused_before_any_game_is_played(extra, says, capsys):
+    with pytest.raises(SystemExit):
+        fit.main(["--ahead", "40", "--init", str(DATA / "value.safetensors")] + extra)
+    assert says in capsys.readouterr().err
+
+
+def test_a_further_stage_needs_a_network_with_a_record_of_its_stages(tmp_path, capsys):
+    bare = tmp_path / "bare.safetensors"
+    meta = luck.default_model().meta
+    ValueModel(luck.default_model().layers, {k: meta[k] for k in ("what", "features_version", "inputs")}).save(bare)
+    with pytest.raises(SystemExit):
+        fit.main(["--ahead", "40", "--from", "20", "--init", str(bare), "--cache", str(tmp_path)])
+    assert "is not a second stage's network" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.npz"))
 
 
 def test_a_cache_file_of_the_second_stage_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
