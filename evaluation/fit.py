@@ -24,11 +24,12 @@ reward of a seat is the value at the start plus, for each event, V's expectation
 minus V just before it, and so on, each a linear function of V (the estimator's V: in a two-player
 game, half the difference of the network's two seats' values, and with more, each seat's less an
 equal share of what they sum to beyond what the rewards do, :func:`evaluation.luck.constant_sum`;
-the shipped network was fitted before the estimator took them, on each seat's own value). The
-loss is, per game and seat, the square of the sum of those steps but the start: what the corrected
-reward varies by. Asking each step to be zero on its own does worse: V's errors at one event and
-the next largely cancel, and only what is left of their sum counts. One game in ten is held out;
-the epoch with the least held-out loss is kept (more overfit).
+the shipped network's second stage was fitted before the estimator took them, on each seat's own
+value; its third, on them). The loss is, per game and seat, the square of the sum of those steps
+but the start: what the corrected reward varies by. Asking each step to be zero on its own does
+worse: V's errors at one event and the next largely cancel, and only what is left of their sum
+counts. One game in ten is held out; the epoch with the least held-out loss is kept (more
+overfit).
 
 A further stage (``--from GAME``) fits that network again, with the same loss, on the plan's games
 from ``GAME`` to ``--ahead``, which it has not seen (refitting on its own games overfits from the
@@ -419,19 +420,28 @@ def corrected_of(model: ValueModel, d: dict, games) -> np.ndarray:
 
 
 def held_out_ratios(model: ValueModel, d: dict, specs: list, games) -> dict:
-    """SD of the corrected reward over the raw one's, per pairing of the held-out games (all
-    seats)."""
+    """SD of the corrected reward over the raw one's in the held-out games, per agent and table:
+    ``A vs B`` the seats of A (the first of the two by name) against B, as ``luck_gain.py``
+    measures a pairing, ``N players: A`` every seat of A at tables of N. A seat is never pooled
+    with its opponents': their rewards have other means (+0.8 and -0.8 for the heuristic and the
+    random bot), which pooled would count as spread."""
     cor = corrected_of(model, d, games)
     groups: dict = {}
     for k, g in enumerate(games):
         sp = specs[g]
-        key = " vs ".join(sorted(set(sp))) if len(sp) == 2 else f"{len(sp)} players"
         for q in range(len(sp)):
+            if len(sp) == 2:
+                if sp[q] != min(sp):
+                    continue
+                key = f"{sp[q]} vs {sp[1 - q]}"
+            else:
+                key = f"{len(sp)} players: {sp[q]}"
             groups.setdefault(key, []).append((cor[k, q], d["rewards"][g, q]))
     out = {}
     for key, v in sorted(groups.items()):
         v = np.asarray(v)
-        out[key] = {"seat_games": len(v), "sd_ratio": round(float(v[:, 0].std() / v[:, 1].std()), 3)}
+        raw = float(v[:, 1].std())
+        out[key] = {"seat_games": len(v), "sd_ratio": round(float(v[:, 0].std()) / raw, 3) if raw else None}
     return out
 
 

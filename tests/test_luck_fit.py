@@ -138,6 +138,24 @@ def test_the_loss_is_what_the_corrected_rewards_vary_by_and_the_fit_keeps_its_be
     assert again == pytest.approx(report["held_out_loss"][kept], abs=1e-4)
 
 
+def test_held_out_ratios_take_each_agents_own_seats_as_luck_gain_measures_a_pairing():
+    plan = [(50 + i, ("heuristic", "search:8") if i % 2 else ("search:8", "heuristic")) for i in range(8)]
+    plan += [(60, ("heuristic", "random", "random")), (61, ("random", "heuristic", "random"))]
+    data = fit.collect_ahead(plan, log=lambda m: None)
+    model = luck.default_model()
+    games = np.arange(len(plan))
+    got = fit.held_out_ratios(model, data, [sp for _, sp in plan], games)
+    cor = fit.corrected_of(model, data, games)
+    seat = [sp.index("heuristic") for _, sp in plan[:8]]
+    c, r = np.array([(cor[g, q], data["rewards"][g, q]) for g, q in enumerate(seat)]).T
+    assert 0 < (r > 0).sum() < 8  # the heuristic's seat both won and lost: its SD is the raw one's
+    assert got["heuristic vs search:8"] == {"seat_games": 8, "sd_ratio": round(float(c.std() / r.std()), 3)}
+    assert got["3 players: heuristic"]["seat_games"] == 2 and got["3 players: random"]["seat_games"] == 4
+    assert set(got) == {"heuristic vs search:8", "3 players: heuristic", "3 players: random"}
+    # the heuristic won both its 3-player games: no spread to compare with, no ratio (not infinity)
+    assert (data["rewards"][8:, [0, 1]].diagonal() == 1).all() and got["3 players: heuristic"]["sd_ratio"] is None
+
+
 def test_the_shipped_network_says_its_stages_and_keeps_benchmarks_off_their_seeds():
     meta = luck.default_model().meta
     first, second, *more = meta["stages"]
