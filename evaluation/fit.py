@@ -34,8 +34,8 @@ overfit).
 A further stage (``--from GAME``) fits that network again, with the same loss, on the plan's games
 from ``GAME`` to ``--ahead``, which it has not seen (refitting on its own games overfits from the
 first pass); ``--search N`` replaces the first ``N`` of them with the search bot at its default
-budget against the heuristic (:func:`stage_plan`), the pairing the estimator fits worst. Its
-record is appended to the network's.
+budget against the heuristic (:func:`stage_plan`), the search bot the evaluations measure (the
+plan has it at a sixth of that budget). Its record is appended to the network's.
 
 Fitting needs torch (``pip install -e ".[train]"``); the estimator itself needs only numpy.
 ``value.json`` records what was played, on which seeds, and how well the fit did on games it did
@@ -662,6 +662,10 @@ def main_ahead(ap, args) -> int:
     stages = meta.get("stages")
     if args.first and not (isinstance(stages, list) and len(stages) >= 2 and type(meta.get("games")) is int):
         ap.error(f"--from: {args.init} is not a second stage's network (its record has no stages)")
+    fitted = stages[-1].get("seeds", [0, 0])[1] - AHEAD_SEEDS if args.first else 0
+    if fitted > args.first:
+        ap.error(f"--from {args.first}: {args.init} was fitted on the plan's games up to {fitted}; "
+                 f"a further stage starts there or later")
     files = ahead_files(args.ahead, args.cache, args.first, args.search) if args.cache else []
     cached = bool(files) and all(f.exists() for f in files)
     data, specs = load_ahead(args.ahead, args.jobs, args.cache, log=log, first=args.first, search=args.search)

@@ -199,21 +199,23 @@ def test_a_further_stages_games_follow_the_plan_with_the_search_bot_at_its_own_b
 
 def test_a_further_stage_fits_the_network_again_and_appends_its_record(tmp_path):
     pytest.importorskip("torch")
-    out = tmp_path / "v3.safetensors"
-    assert fit.main(["--ahead", "40", "--from", "20", "--search", "2", "--init", str(DATA / "value.safetensors"),
-                     "--epochs", "1", "--lr", "1e-4", "--drop-at", "1", "--jobs", "1", "--cache", str(tmp_path),
-                     "--out", str(out)]) == 0
-    assert sorted(p.name for p in tmp_path.glob("*.npz")) == ["search20-40.npz"]
-    before, after = luck.default_model().meta, ValueModel.load(out).meta
+    out = tmp_path / "next.safetensors"
+    before = luck.default_model().meta
+    k = before["stages"][-1]["seeds"][1] - fit.AHEAD_SEEDS  # where the plan's games fitted so far end
+    assert fit.main(["--ahead", str(k + 20), "--from", str(k), "--search", "2",
+                     "--init", str(DATA / "value.safetensors"), "--epochs", "1", "--lr", "1e-4",
+                     "--drop-at", "1", "--jobs", "1", "--cache", str(tmp_path), "--out", str(out)]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.npz")) == [f"search{k}-{k + 20}.npz"]
+    after = ValueModel.load(out).meta
     assert after["stages"][:-1] == before["stages"]
     stage = after["stages"][-1]
-    assert stage["games"] == 20 and stage["seeds"] == [fit.AHEAD_SEEDS + 20, fit.AHEAD_SEEDS + 40]
-    assert stage["search_bot_games"]["seeds"] == [fit.AHEAD_SEEDS + 20, fit.AHEAD_SEEDS + 22]
-    assert stage["command"].startswith(f"python -m evaluation.fit --ahead 40 --from 20 --search 2 "
+    assert stage["games"] == 20 and stage["seeds"] == [fit.AHEAD_SEEDS + k, fit.AHEAD_SEEDS + k + 20]
+    assert stage["search_bot_games"]["seeds"] == [fit.AHEAD_SEEDS + k, fit.AHEAD_SEEDS + k + 2]
+    assert stage["command"].startswith(f"python -m evaluation.fit --ahead {k + 20} --from {k} --search 2 "
                                        f"--init V{len(before['stages'])}.safetensors ")
     assert "--lr 0.0001 --drop-at 1" in stage["command"]
     assert after["games"] == before["games"] + 20
-    assert after["seeds"] == [before["seeds"][0], fit.AHEAD_SEEDS + 40]
+    assert after["seeds"] == [before["seeds"][0], fit.AHEAD_SEEDS + k + 20]
     assert len(stage["fit"]["held_out_loss"]) == 2
 
 
@@ -237,6 +239,12 @@ def test_a_further_stage_needs_a_network_with_a_record_of_its_stages(tmp_path, c
     with pytest.raises(SystemExit):
         fit.main(["--ahead", "40", "--from", "20", "--init", str(bare), "--cache", str(tmp_path)])
     assert "is not a second stage's network" in capsys.readouterr().err
+    # nor one of the games the network was fitted on already
+    fitted = luck.default_model().meta["stages"][-1]["seeds"][1] - fit.AHEAD_SEEDS
+    with pytest.raises(SystemExit):
+        fit.main(["--ahead", str(fitted + 50), "--from", str(fitted - 10), "--init", str(DATA / "value.safetensors"),
+                  "--cache", str(tmp_path)])
+    assert f"was fitted on the plan's games up to {fitted}" in capsys.readouterr().err
     assert not list(tmp_path.glob("*.npz"))
 
 
