@@ -327,8 +327,8 @@ def load_ahead(games: int, jobs: int, cache: str | None, log=print, first: int =
     plan = stage_plan(games, first, search)
     cache = Path(cache) if cache else Path(tempfile.mkdtemp())
     cache.mkdir(parents=True, exist_ok=True)
-    parts = [(plan[k - first:k - first + CHUNK], str(path))
-             for k, path in zip(range(first, games, CHUNK), ahead_files(games, cache, first, search))]
+    parts = [(plan[i:i + CHUNK], str(path))
+             for i, path in zip(range(0, len(plan), CHUNK), ahead_files(games, cache, first, search))]
     todo = [p for p in parts if not Path(p[1]).exists()]
     if todo:
         log(f"playing and tracing {sum(len(p[0]) for p in todo)} games in {min(jobs, len(todo))} processes")
@@ -624,9 +624,15 @@ def refused_seeds(first_meta: dict, ahead: int) -> list[int]:
     """The seeds ``luck_gain.py`` must refuse once the second stage has fitted on ``ahead`` games:
     from the first stage's seeded games on (a first stage dealt by generators alone, such as
     train.py's value function, has none: from the second stage's) to the second stage's last."""
-    seeds = first_meta.get("seeds")
-    seeded = isinstance(seeds, list) and len(seeds) == 2 and all(type(s) is int for s in seeds)
-    return [seeds[0] if seeded else AHEAD_SEEDS, AHEAD_SEEDS + ahead]
+    seeds = seed_range(first_meta)
+    return [seeds[0] if seeds else AHEAD_SEEDS, AHEAD_SEEDS + ahead]
+
+
+def seed_range(meta: dict) -> list[int] | None:
+    """A network record's ``seeds`` (the first seeded fitting game and one past the last), or None
+    where it has none or they are malformed."""
+    seeds = meta.get("seeds")
+    return seeds if isinstance(seeds, list) and len(seeds) == 2 and all(type(s) is int for s in seeds) else None
 
 
 def main_ahead(ap, args) -> int:
@@ -660,12 +666,13 @@ def main_ahead(ap, args) -> int:
         layers = widen(layers, args.hidden)
     meta = dict(first.meta)
     stages = meta.get("stages")
-    if args.first and not (isinstance(stages, list) and len(stages) >= 2 and type(meta.get("games")) is int):
-        ap.error(f"--from: {args.init} is not a second stage's network (its record has no stages)")
-    fitted = stages[-1].get("seeds", [0, 0])[1] - AHEAD_SEEDS if args.first else 0
-    if fitted > args.first:
-        ap.error(f"--from {args.first}: {args.init} was fitted on the plan's games up to {fitted}; "
-                 f"a further stage starts there or later")
+    if args.first:
+        if not (isinstance(stages, list) and len(stages) >= 2 and type(meta.get("games")) is int and seed_range(meta)):
+            ap.error(f"--from: {args.init} is not a second stage's network (its record has no stages)")
+        fitted = seed_range(meta)[1] - AHEAD_SEEDS  # where the plan's games it was fitted on end
+        if fitted > args.first:
+            ap.error(f"--from {args.first}: {args.init} was fitted on the plan's games up to {fitted}; "
+                     f"a further stage starts there or later")
     files = ahead_files(args.ahead, args.cache, args.first, args.search) if args.cache else []
     cached = bool(files) and all(f.exists() for f in files)
     data, specs = load_ahead(args.ahead, args.jobs, args.cache, log=log, first=args.first, search=args.search)
@@ -717,7 +724,7 @@ def main_ahead(ap, args) -> int:
     return 0
 
 
-def argv_of(args, before: int = 1) -> list:
+def argv_of(args, before: int) -> list:
     # the network of the ``before`` stages before as V{before}.safetensors (its own command is in
     # its last stage's record)
     out = [f"--ahead {args.ahead}"]

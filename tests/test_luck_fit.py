@@ -239,6 +239,12 @@ def test_a_further_stage_needs_a_network_with_a_record_of_its_stages(tmp_path, c
     with pytest.raises(SystemExit):
         fit.main(["--ahead", "40", "--from", "20", "--init", str(bare), "--cache", str(tmp_path)])
     assert "is not a second stage's network" in capsys.readouterr().err
+    # nor one whose record lists stages but no seeds to take up from: our error, not a TypeError
+    odd = tmp_path / "odd.safetensors"
+    ValueModel(luck.default_model().layers, dict(meta, seeds="?")).save(odd)
+    with pytest.raises(SystemExit):
+        fit.main(["--ahead", "40", "--from", "20", "--init", str(odd), "--cache", str(tmp_path)])
+    assert "is not a second stage's network" in capsys.readouterr().err
     # nor one of the games the network was fitted on already
     fitted = luck.default_model().meta["stages"][-1]["seeds"][1] - fit.AHEAD_SEEDS
     with pytest.raises(SystemExit):
