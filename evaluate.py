@@ -3,11 +3,11 @@
     python evaluate.py --agents heuristic random [--players N] [--games G] [--seed S]
                        [--workers W] [--json PATH] [--csv PATH] [--plot PATH.png] [--ledger PATH]
                        [--dragons ENTRY ...] [--allow-off-training]
-    python evaluate.py --ledger results/human_games.jsonl [--json PATH] [--deeper W]
+    python evaluate.py --ledger results/human_games.jsonl [--json PATH] [--deeper W [--depth K]]
     python evaluate.py --serve --study study.toml [--host H] [--port P] [--db sqlite:///results/arena.db]
     python evaluate.py --serve --agents heuristic search [--players N] [--host H] [--port P]
                        [--db sqlite:///results/arena.db] [--games-per-person N] [--consent FILE]
-    python evaluate.py --ledger sqlite:///results/arena.db [--json PATH] [--deeper W]
+    python evaluate.py --ledger sqlite:///results/arena.db [--json PATH] [--deeper W [--depth K]]
 
 ``--serve`` starts the arena (the ``arena`` package: people play the bots in a browser) and
 ``--ledger`` with a database URL summarises its study.
@@ -65,7 +65,8 @@ over the deals both played (each agent's mean on the deal, one difference per de
 corrected, with the interval of that paired difference (``paired``). The ledger summaries give
 each human's score both ways (a person's own decisions are never corrected); ``--deeper W`` takes
 the value in the correction one chance event further on, with weight W (0.7 narrows the intervals
-most, docs/luck.md, "One event deeper"; about half a CPU-second a game).
+most, docs/luck.md, "One event deeper"; about half a CPU-second a game), and ``--depth 2`` takes
+it two events further on (narrower still; some ten CPU-seconds a game).
 
 Every game with a human is appended to the ledger (default ``results/human_games.jsonl``) as one
 JSON line: the replay (seed, options, actions), the seats, the agents and the result. Without
@@ -102,6 +103,7 @@ import sys
 
 from agents.human import is_human
 from evaluation import EvalError
+from evaluation.luck import deeper_problem
 from evaluation.ledger import DEFAULT_LEDGER, format_ledger, read_ledger, summarise_ledger
 from evaluation.report import format_report, plot_head_to_head, write_csv, write_json
 from evaluation.tournament import DEFAULT_GAMES, run_tournament
@@ -166,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deeper", type=float, default=0.0, metavar="W",
                    help="summarising a ledger: the luck correction's weight (0 to 1) of the value one chance "
                         "event further on (docs/luck.md; about twenty times the time of a correction)")
+    p.add_argument("--depth", type=int, default=1, metavar="K",
+                   help="with --deeper: that many chance events further on (1 to 3; about twenty times the "
+                        "time for each)")
     p.add_argument("--dragons", nargs="+", metavar="ENTRY",
                    help="fix dragons per agent (SPEC=DRAGON, e.g. pretrained:fire=fire heuristic=darkness; "
                         "SPEC=any lets it rotate) or per seat (one DRAGON or any per seat, e.g. fire "
@@ -194,8 +199,9 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
     out = stdout or sys.stdout
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not 0.0 <= args.deeper <= 1.0:
-        parser.error("--deeper must be from 0 to 1")
+    problem = deeper_problem(args.deeper, args.depth)
+    if problem:
+        parser.error("--" + problem)
     if args.deeper and (args.agents or not args.ledger):
         parser.error("--deeper applies to a ledger's summary (--ledger PATH alone)")
     try:
@@ -206,14 +212,15 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
                                consent=args.consent, seed=args.seed, out=out, study=args.study)
         if not args.agents and args.ledger and "://" in args.ledger:
             import arena
-            return arena.ledger_summary(args.ledger, json_path=args.json, out=out, deeper=args.deeper)
+            return arena.ledger_summary(args.ledger, json_path=args.json, out=out, deeper=args.deeper,
+                                        depth=args.depth)
         require_extras(args)
         if not args.agents:
             if not args.ledger:
                 raise EvalError("give --agents SPEC SPEC ... for a tournament, "
                                 "or --ledger PATH to summarise human games")
             entries, problems = read_ledger(args.ledger)
-            summary = summarise_ledger(entries, args.deeper)
+            summary = summarise_ledger(entries, args.deeper, args.depth)
             out.write(format_ledger(summary, args.ledger, len(problems)) + "\n")
             if args.json:
                 write_json({"ledger": args.ledger, **summary, "skipped": problems}, args.json)

@@ -225,7 +225,7 @@ def serve(agents: list[str] | None, players: int | None = None, host: str = "127
     return 0
 
 
-def ledger_summary(url: str, json_path: str | None = None, out=None, deeper: float = 0.0) -> int:
+def ledger_summary(url: str, json_path: str | None = None, out=None, deeper: float = 0.0, depth: int = 1) -> int:
     """``evaluate.py --ledger sqlite:///...``: the study's results as text (and JSON)."""
     out = out or sys.stdout
     if not _have_extras({"sqlalchemy": "the arena's database", "openskill": "the ratings"}):
@@ -241,7 +241,7 @@ def ledger_summary(url: str, json_path: str | None = None, out=None, deeper: flo
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
     stored = store.study()
-    s = summary(store, Study.from_dict(stored) if stored else None, deeper)
+    s = summary(store, Study.from_dict(stored) if stored else None, deeper, depth)
     store.close()
     out.write(format_summary(s, shown_url(url)) + "\n")
     if json_path:

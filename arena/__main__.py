@@ -1,13 +1,14 @@
 """``python -m arena export|import``: the arena's games to and from the JSONL human ledger.
 
     python -m arena export --db sqlite:///results/arena.db [--out PATH]   (default: stdout)
-    python -m arena export --db sqlite:///results/arena.db --tables DIR [--deeper W]
+    python -m arena export --db sqlite:///results/arena.db --tables DIR [--deeper W [--depth K]]
     python -m arena import --db sqlite:///results/arena.db LEDGER.jsonl
 
 ``--tables DIR`` writes the study's data for analysis instead (``arena/export.py``):
 participants.csv, games.csv, decisions.csv, answers.csv and study.json. ``--deeper W`` takes the
 luck correction's value one chance event further on (docs/luck.md, "One event deeper": narrower
-per-participant intervals for about half a CPU-second a game).
+per-participant intervals for about half a CPU-second a game), and ``--depth 2`` two events deeper
+(narrower still, for some ten CPU-seconds a game).
 
 (``python evaluate.py --serve ...`` starts the server; see the package docstring.)
 """
@@ -32,14 +33,20 @@ def main(argv=None) -> int:
     ex.add_argument("--deeper", type=float, default=0.0, metavar="W",
                     help="with --tables: the luck correction's weight (0 to 1) of the value one chance event "
                          "further on")
+    ex.add_argument("--depth", type=int, default=1, metavar="K",
+                    help="with --deeper: that many chance events further on (1 to 3; about twenty times "
+                         "the time for each)")
     im = sub.add_parser("import", help="add a ledger's games (each line is replayed and checked)")
     im.add_argument("--db", default=DEFAULT_DB)
     im.add_argument("ledger", metavar="LEDGER.jsonl")
     args = p.parse_args(argv)
-    if args.cmd == "export" and not 0.0 <= args.deeper <= 1.0:
-        p.error("--deeper must be from 0 to 1")
-    if args.cmd == "export" and args.deeper and not args.tables:
-        p.error("--deeper applies to --tables (a ledger line keeps the replay, not a correction)")
+    if args.cmd == "export":
+        from evaluation.luck import deeper_problem
+        problem = deeper_problem(args.deeper, args.depth)
+        if problem:
+            p.error("--" + problem)
+        if args.deeper and not args.tables:
+            p.error("--deeper applies to --tables (a ledger line keeps the replay, not a correction)")
     if not _have_extras({k: v for k, v in SERVER_NEEDS.items() if k == "sqlalchemy"}):
         return 2
     from .ledger import export_text, import_text
@@ -52,7 +59,7 @@ def main(argv=None) -> int:
         return 2
     try:
         if args.cmd == "export" and args.tables:
-            return _tables(store, args.tables, args.deeper)
+            return _tables(store, args.tables, args.deeper, args.depth)
         if args.cmd == "export":
             text = export_text(store)
             if args.out:
@@ -77,7 +84,7 @@ def main(argv=None) -> int:
         store.close()
 
 
-def _tables(store, folder: str, deeper: float = 0.0) -> int:
+def _tables(store, folder: str, deeper: float = 0.0, depth: int = 1) -> int:
     import json
     import os
 
@@ -89,7 +96,7 @@ def _tables(store, folder: str, deeper: float = 0.0) -> int:
         print(f"python -m arena: error: {store.url} holds no study", file=sys.stderr)
         return 2
     study = Study.from_dict(stored)
-    data = export.everything(store, study, deeper)
+    data = export.everything(store, study, deeper, depth)
     try:
         os.makedirs(folder, exist_ok=True)
         for name, (_, columns) in export.TABLES.items():

@@ -77,7 +77,7 @@ def _names(store, study: Study) -> dict[int, dict[str, str]]:
     return {pid: opponent_names(study, gs) for pid, gs in per.items()}
 
 
-def game_rows(store, study: Study, deeper: float = 0.0) -> list[dict]:
+def game_rows(store, study: Study, deeper: float = 0.0, depth: int = 1) -> list[dict]:
     people, names = _by_participant(store), _names(store, study)
     acts = store.all_actions()
     human_moves: dict[int, int] = {}
@@ -104,7 +104,7 @@ def game_rows(store, study: Study, deeper: float = 0.0) -> list[dict]:
             row.update(outcome=o, reward=OUTCOME_REWARD[o],
                        scores=" / ".join(str(x) for x in r["scores"]))
             if g["kind"] == "game":
-                row["corrected"] = human_luck(g, acts.get(g["id"], []), deeper)
+                row["corrected"] = human_luck(g, acts.get(g["id"], []), deeper, depth)
         rows.append(row)
     return rows
 
@@ -186,8 +186,8 @@ def answer_rows(store, study: Study) -> list[dict]:
 
 
 def participant_rows(store, study: Study, games: list[dict] | None = None,
-                     answers: list[dict] | None = None, deeper: float = 0.0) -> list[dict]:
-    games = game_rows(store, study, deeper) if games is None else games
+                     answers: list[dict] | None = None, deeper: float = 0.0, depth: int = 1) -> list[dict]:
+    games = game_rows(store, study, deeper, depth) if games is None else games
     answers = answer_rows(store, study) if answers is None else answers
     rows = []
     for p in store.all_participants():
@@ -219,14 +219,16 @@ def participant_rows(store, study: Study, games: list[dict] | None = None,
     return rows
 
 
-def everything(store, study: Study, deeper: float = 0.0) -> dict:
-    """Every table, the study and the withdrawals: ``GET /api/admin/export/study.json``; ``deeper``:
-    the luck correction's (:func:`evaluation.luck.analyse`), recorded as ``luck_deeper``."""
-    games = game_rows(store, study, deeper)
+def everything(store, study: Study, deeper: float = 0.0, depth: int = 1) -> dict:
+    """Every table, the study and the withdrawals: ``GET /api/admin/export/study.json``; ``deeper``
+    and ``depth``: the luck correction's (:func:`evaluation.luck.analyse`), recorded as
+    ``luck_deeper`` and ``luck_depth``."""
+    games = game_rows(store, study, deeper, depth)
     answers = answer_rows(store, study)
     return {"study": study.to_dict(), "participants": participant_rows(store, study, games, answers),
             "games": games, "decisions": decision_rows(store, study), "answers": answers,
-            "withdrawals": store.withdrawals(), "luck_deeper": deeper}
+            "withdrawals": store.withdrawals(), "luck_deeper": deeper,
+            "luck_depth": depth if deeper else 1}
 
 
 TABLES = {"participants": (participant_rows, PARTICIPANT_COLUMNS), "games": (game_rows, GAME_COLUMNS),

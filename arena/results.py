@@ -30,26 +30,27 @@ def outcome(result: dict, seat: int) -> str:
 
 
 @lru_cache(maxsize=100_000)
-def _corrected(seed: int, options: str, actions: tuple, policies: tuple, deeper: float = 0.0) -> tuple | None:
+def _corrected(seed: int, options: str, actions: tuple, policies: tuple, deeper: float = 0.0,
+               depth: int = 1) -> tuple | None:
     """Each seat's luck-corrected reward (cached: a finished game never changes, and the results
     page is asked for often)."""
     from evaluation.luck import corrected_or_none
     got = corrected_or_none({"seed": seed, "options": json.loads(options), "actions": list(actions)},
-                            list(policies), deeper=deeper)
+                            list(policies), deeper=deeper, depth=depth)
     return None if got is None else tuple(got)
 
 
-def human_luck(g: dict, actions: list[int], deeper: float = 0.0) -> float | None:
+def human_luck(g: dict, actions: list[int], deeper: float = 0.0, depth: int = 1) -> float | None:
     """The human's corrected reward in finished game ``g``: the bots' seats are named by the
     game's bot spec (a random bot's decisions are corrected), the person's decisions never are;
-    ``deeper``: see :func:`evaluation.luck.analyse`."""
+    ``deeper`` and ``depth``: see :func:`evaluation.luck.analyse`."""
     n = g["options"]["num_players"]
     policies = tuple("human" if p == g["human_seat"] else g["bot"] for p in range(n))
-    got = _corrected(g["seed"], json.dumps(g["options"], sort_keys=True), tuple(actions), policies, deeper)
+    got = _corrected(g["seed"], json.dumps(g["options"], sort_keys=True), tuple(actions), policies, deeper, depth)
     return None if got is None else got[g["human_seat"]]
 
 
-def finished_games(store, deeper: float = 0.0) -> list[dict]:
+def finished_games(store, deeper: float = 0.0, depth: int = 1) -> list[dict]:
     """Finished games in the order they ended, each with its participant's pseudonym, dragons,
     the human's reward and its luck-corrected value."""
     names = pseudonyms(store)
@@ -67,7 +68,7 @@ def finished_games(store, deeper: float = 0.0) -> list[dict]:
             "scores": list(g["result"]["scores"]), "winners": list(g["result"]["winners"]),
             "outcome": outcome(g["result"], g["human_seat"]),
             "reward": OUTCOME_REWARD[outcome(g["result"], g["human_seat"])],
-            "corrected": human_luck(g, acts.get(g["id"], []), deeper), "turns": g["turns"],
+            "corrected": human_luck(g, acts.get(g["id"], []), deeper, depth), "turns": g["turns"],
             "decisions": g["n_actions"], "finished": g["finished"], "source": g["source"],
         })
     return out
@@ -144,8 +145,8 @@ def ratings(games: list[dict]) -> list[dict]:
     return sorted(rows, key=lambda r: -r["ordinal"])
 
 
-def summary(store, study, deeper: float = 0.0) -> dict:
-    games = finished_games(store, deeper)
+def summary(store, study, deeper: float = 0.0, depth: int = 1) -> dict:
+    games = finished_games(store, deeper, depth)
     playing = store.games(status="playing")
     return {
         "study": study.to_dict() if study else None,

@@ -26,7 +26,9 @@ of zero.
 ``--reruns K`` also corrects the search bot's decisions (evaluation.luck.analyse: its expectation
 estimated by asking it again K times with independent draws; K searches per decision of it).
 ``--deeper W`` mixes the value with its expectation one chance event further on, with weight W
-(evaluation.luck.analyse; about twenty times the time of a correction). ``--replay-search`` looks
+(evaluation.luck.analyse; about twenty times the time of a correction), and with ``--depth K`` the
+mix is taken again at each of that event's outcomes, K events deep (about twenty times the time
+again for each event deeper). ``--replay-search`` looks
 through the search bot's decisions with the bot itself, replayed from its seed (evaluation.luck.analyse,
 docs/luck.md "Replaying the search bot"; a search at every decision of it the look-ahead plays).
 ``--records PATH`` keeps each game played (its record, one JSON line) and takes a game from there
@@ -85,7 +87,8 @@ def games_needed(sd: float) -> int:
 
 
 def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True,
-         modes=(True,), model=None, reruns=0, records=None, deeper=0.0, replay_search=False, skip=0):
+         modes=(True,), model=None, reruns=0, records=None, deeper=0.0, replay_search=False, skip=0,
+         depth=1):
     """Play and correct ``games`` games; one row per game and mode (``True``: the value looks ahead
     through the known policies, ``False``: taken where each position stands)."""
     agents = {}  # one agent per spec and seat, built once (a trained model loads once)
@@ -122,8 +125,9 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
             for ahead in modes:
                 replay = replay_search and ahead  # the replay plays in the look-ahead
                 lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns, deeper=deeper,
-                                  replay_search=replay)
+                                  replay_search=replay, depth=depth)
                 row = {"a": a, "b": b, "players": players, "ahead": ahead, "reruns": reruns, "deeper": deeper,
+                       "depth": depth if deeper else 1,
                        "replay_search": replay,
                        "replayed": all(v is None for v in lk.replayed.values()),
                        "seed": seed + g,
@@ -169,18 +173,18 @@ def report(rows: list, steps: bool) -> str:
     groups = defaultdict(list)
     for r in rows:
         groups[(r["a"], r["b"], r["players"], r.get("ahead", False), r.get("reruns", 0), r.get("deeper", 0),
-                r.get("replay_search", False))].append(r)
+                r.get("depth", 1), r.get("replay_search", False))].append(r)
     lines = ["| pairing | players | games | score (raw) | corrected | SD raw | SD corrected | ratio | "
              "games for +-3 points: raw | corrected |", "|---|---|---|---|---|---|---|---|---|---|"]
     details = []
-    for (a, b, n, ahead, reruns, deeper, replayed), rs in groups.items():
+    for (a, b, n, ahead, reruns, deeper, depth, replayed), rs in groups.items():
         s = summary(rs)
         if not ahead:
             b += " (valued where it stands)"
         if reruns:
             b += f" (search decisions corrected, {reruns} reruns)"
         if deeper:
-            b += f" (one event deeper, weight {deeper:g})"
+            b += f" ({'one event' if depth == 1 else f'{depth} events'} deeper, weight {deeper:g})"
         if replayed:
             b += " (search replayed)"
         lines.append(f"| {a} vs {b} | {n} | {s['games']:,} | {s['score']:+.3f} +- {s['ci']:.3f} | "
@@ -242,6 +246,9 @@ def main(argv=None) -> int:
     ap.add_argument("--deeper", type=float, default=0.0, metavar="W",
                     help="weight (0 to 1) of the value's expectation one chance event further on "
                          "(about twenty times the time)")
+    ap.add_argument("--depth", type=int, default=1, metavar="K",
+                    help="with --deeper: take the mix again at each outcome of the next event, K events "
+                         "deep (1 to 3; about twenty times the time again for each)")
     ap.add_argument("--records", metavar="PATH", help="keep the games played here (JSON lines) and replay "
                                                       "the ones it holds instead of playing them again")
     ap.add_argument("--out", help="append one JSON line per game here")
@@ -263,8 +270,9 @@ def main(argv=None) -> int:
         ap.error("--skip must be 0 or more")
     if args.reruns < 0:
         ap.error("--reruns must be 0 or more")
-    if not 0.0 <= args.deeper <= 1.0:
-        ap.error("--deeper must be from 0 to 1")
+    problem = luck.deeper_problem(args.deeper, args.depth)
+    if problem:
+        ap.error("--" + problem)
     try:
         model = ValueModel.load(args.value) if args.value else None
     except ModelFileError as e:
@@ -283,7 +291,7 @@ def main(argv=None) -> int:
             modes = (True, False) if args.both else (not args.where_it_stands,)
             rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes, model=model,
                          reruns=args.reruns, records=args.records, deeper=args.deeper,
-                         replay_search=args.replay_search, skip=args.skip)
+                         replay_search=args.replay_search, skip=args.skip, depth=args.depth)
             print(f"{a} vs {b}: {args.games} games in {time.time() - t:.0f} s", file=sys.stderr)
     finally:
         if out is not None:

@@ -197,7 +197,7 @@ class Trace:
 
 
 def trace(record: dict, random_seats=(), check: bool = False, every_outcome: bool = True,
-          arrange=None, advance=None, sample=None, deeper=None) -> Trace:
+          arrange=None, advance=None, sample=None, deeper=None, depth: int = 1) -> Trace:
     """Replay ``record`` and list its luck events, the decisions of ``random_seats`` (seats played
     by the uniformly random bot) included, each with the state after every outcome (see
     :class:`Event`; with ``every_outcome=False`` only after the actual one, the others None: what
@@ -228,13 +228,16 @@ def trace(record: dict, random_seats=(), check: bool = False, every_outcome: boo
     is the state there, ``outcomes`` the state after each outcome of that next event, played on the
     same way but no further, and ``weights`` their probabilities (unnormalised). What it returns
     (a value per seat) is taken as the state after, as final rewards are: one chance event deeper.
-    Every outcome's state still follows from the game so far and that outcome alone."""
-    return _Tracer(record, set(random_seats), check, every_outcome, arrange, advance, sample, deeper).run()
+    Every outcome's state still follows from the game so far and that outcome alone. With ``depth``
+    K (default 1), each outcome of that next event is itself played on the same way to the stop
+    before the event after it, and so on K events deep: ``outcomes`` then holds what ``deeper``
+    made of the deeper ones wherever there were any."""
+    return _Tracer(record, set(random_seats), check, every_outcome, arrange, advance, sample, deeper, depth).run()
 
 
 class _Tracer:
     def __init__(self, record, random_seats, check, every_outcome=True, arrange=None, advance=None, sample=None,
-                 deeper=None):
+                 deeper=None, depth=1):
         if not isinstance(record, dict) or not {"seed", "options", "actions"} <= set(record) \
                 or not isinstance(record["options"], dict) or not isinstance(record["actions"], list):
             raise TraceError("not a game record: it needs 'seed', 'options' and a list of 'actions'")
@@ -246,6 +249,7 @@ class _Tracer:
         self.advance = advance
         self.sample = dict(sample or {})
         self.deeper = deeper
+        self.depth = depth if deeper is not None else 0
         self.events: list[Event] = []
         self.action = -1
         self.decisions: list = []
@@ -434,14 +438,14 @@ class _Tracer:
         copy = getattr(advance, "copy", None)
         return advance if copy is None else copy()
 
-    def rerun(self, node: _Node, action, force, stop: int, deep: bool = True, advance=None):
+    def rerun(self, node: _Node, action, force, stop: int, deep: int | None = None, advance=None):
         """The move from ``node`` played again (``action`` taken there; None: the first move) with
         the chance points ``force`` makes come out otherwise, stopped just before the first event
         from point ``stop`` on: what a value function reads there, at the next decision or at the
-        end. With ``deeper`` (and ``deep``), that next event's outcomes are played on too
-        (:meth:`spread`). ``advance`` plays on (by default :meth:`branch` after ``node``'s move,
-        which must then be on the way the game went)."""
-        deep = deep and self.deeper is not None
+        end. With ``deeper``, that next event's outcomes are played on too (:meth:`spread`), ``deep``
+        events deep (by default the tracer's ``depth``; 0: none). ``advance`` plays on (by default
+        :meth:`branch` after ``node``'s move, which must then be on the way the game went)."""
+        deep = self.depth if deep is None else deep
         if advance is None and self.advance is not None:
             advance = self.branch(node.index + 1)
         while True:
@@ -464,7 +468,7 @@ class _Tracer:
                         stop += 1  # a card somebody had seen: no event, the move goes on
                         continue
                 if deep:
-                    return self.spread((state, seen.top), node, action, force, stop, points[-1], end, advance)
+                    return self.spread((state, seen.top), node, action, force, stop, points[-1], end, advance, deep)
                 return (state, seen.top)
             if g.is_over:
                 return g.rewards()
@@ -475,16 +479,16 @@ class _Tracer:
                 if deep and p is not None and p["player"] in self.random_seats and p["purpose"] != "bottom":
                     choices = list(p["choices"])
                     return self.deeper((state, seen.top),
-                                       [self.rerun(_Node(g, seen, state, c), c, (), 0, False, self.fork(advance))
+                                       [self.rerun(_Node(g, seen, state, c), c, (), 0, deep - 1, self.fork(advance))
                                         for c in choices], [1] * len(choices))
                 return (state, seen.top)
             node, action, force, stop = _Node(g, seen, state, a), a, (), 0
 
-    def spread(self, at, node: _Node, action, force, stop: int, pt, end, advance=None):
+    def spread(self, at, node: _Node, action, force, stop: int, pt, end, advance=None, deep: int = 1):
         """With ``deeper``: what it makes of the outcomes of the chance point ``pt``, which the move
         from ``node`` (``action``, ``force``) stopped before at ``at``, each played on to the next
         stop; ``at`` itself where they cannot be listed before the point (a draw that reshuffles
-        the discard pile first, its order still to come)."""
+        the discard pile first, its order still to come). Each is played ``deep - 1`` events deeper."""
         state = at[0]
         if pt.kind == "flip":
             kinds, counts = _outcomes(state.havok[:end])
@@ -498,7 +502,7 @@ class _Tracer:
             counts = [1] * pt.range
             where = list(range(pt.range))
         force = list(force)
-        return self.deeper(at, [self.rerun(node, action, force + [(stop, j)], stop + 1, False, self.fork(advance))
+        return self.deeper(at, [self.rerun(node, action, force + [(stop, j)], stop + 1, deep - 1, self.fork(advance))
                                 for j in where], counts)
 
     def ahead(self, node: _Node):

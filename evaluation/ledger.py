@@ -283,9 +283,9 @@ def _check_replay(e: dict, n: int) -> None:
         raise LedgerLineError("dragons do not match the replay")
 
 
-def summarise_ledger(entries: list[dict], deeper: float = 0.0) -> dict:
+def summarise_ledger(entries: list[dict], deeper: float = 0.0, depth: int = 1) -> dict:
     """Each human against each opponent spec (bots and trained agents; other humans too);
-    ``deeper``: the luck correction's (:func:`evaluation.luck.analyse`)."""
+    ``deeper`` and ``depth``: the luck correction's (:func:`evaluation.luck.analyse`)."""
     groups: dict[tuple, dict] = {}
     overall: dict[str, dict] = {}
 
@@ -304,7 +304,8 @@ def summarise_ledger(entries: list[dict], deeper: float = 0.0) -> dict:
                      "turns": 0, "rewards": [], "corrected": []}
     from evaluation.luck import corrected_or_none
     for e in entries:
-        corrected = corrected_or_none(e, e["seats"], deeper=deeper)  # people's decisions are never corrected
+        # people's decisions are never corrected
+        corrected = corrected_or_none(e, e["seats"], deeper=deeper, depth=depth)
         winners = set(e["result"]["winners"])
         scores = e["result"]["scores"]
         n = len(e["seats"])

@@ -29,7 +29,7 @@ from .chance import TraceError, trace
 from agents.value import ModelFileError, ValueModel
 
 __all__ = ["corrected_rewards", "corrected_batch", "analyse", "GameLuck", "TraceError", "default_model",
-           "unavailable", "corrected_or_none"]
+           "unavailable", "corrected_or_none", "deeper_problem"]
 
 RANDOM_POLICY = "random"
 # Agents whose decisions draw on a generator of their own (the search bot's sampled worlds), seeded
@@ -38,6 +38,9 @@ RANDOM_POLICY = "random"
 # replays the game with them (their state before each decision: :meth:`agents.search.SearchAgent.snapshot`)
 # and asks them, as they stood, wherever the game could have gone.
 SEEDED = ("search",)
+# How many chance events deep ``analyse(deeper=W, depth=K)`` may take the value: each event deeper
+# costs about twenty times the one before it (a game of two bots: 0.03 s, 0.5 s, 13 s of CPU).
+MAX_DEPTH = 3
 _MODEL: ValueModel | None = None
 
 
@@ -59,13 +62,14 @@ def unavailable() -> str | None:
     return None
 
 
-def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None, deeper: float = 0.0) -> list | None:
+def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None, deeper: float = 0.0,
+                      depth: int = 1) -> list | None:
     """Each seat's corrected reward of a finished game, or None where :func:`unavailable` says
-    why the correction cannot be made: what tournaments and ledgers report. ``ahead``, ``seats``
-    and ``deeper``: see :func:`analyse`; a seat not in ``seats`` gets None."""
+    why the correction cannot be made: what tournaments and ledgers report. ``ahead``, ``seats``,
+    ``deeper`` and ``depth``: see :func:`analyse`; a seat not in ``seats`` gets None."""
     if unavailable() is not None:
         return None
-    c = analyse(record, policies, ahead=ahead, seats=seats, deeper=deeper).corrected
+    c = analyse(record, policies, ahead=ahead, seats=seats, deeper=deeper, depth=depth).corrected
     return [None if np.isnan(v) else float(v) for v in c]
 
 
@@ -389,7 +393,7 @@ def seeded_bots(policies, num_players: int) -> dict:
 
 def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: bool = False,
             ahead: bool = True, seats=None, reruns: int = 0, deeper: float = 0.0, replay_search: bool = False,
-            agent_seeds=None) -> GameLuck:
+            agent_seeds=None, depth: int = 1) -> GameLuck:
     """The luck correction of one finished game. ``policies`` names each seat's agent (a spec
     such as ``random``, ``heuristic``, ``search``, a model path, ``human``; None if unknown): only
     the ``random`` bot's decisions are corrected. Raises :class:`TraceError` for a record that does
@@ -419,7 +423,10 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
     it is ``(1 - deeper) V + deeper E[V]``, the expectation over that next event's outcomes, each
     played on to the stop after it (:func:`evaluation.chance.trace`'s ``deeper``). A mix of two
     fixed functions of the game so far is one too, so it stays unbiased; it costs about twenty
-    times the tracing and valuing (docs/luck.md, "One event deeper").
+    times the tracing and valuing (docs/luck.md, "One event deeper"). ``depth`` (default 1, at most
+    3) takes the expectation that many events deep: each outcome of the next event is valued the
+    same way, ``(1 - deeper) V + deeper E[...]`` over the event after it, and so on (about twenty
+    times the time again for each event deeper).
 
     ``replay_search`` (with ``ahead``) looks through the search bot's decisions with the bot itself:
     the game is replayed with it, reset with its seed (``agent_seeds[seat]``, by default
@@ -430,8 +437,9 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
     It costs a search at every decision of the bot the look-ahead plays: about fifty times the
     correction's time for a game of the search bot against the heuristic (docs/luck.md)."""
 
-    if isinstance(deeper, bool) or not isinstance(deeper, (int, float)) or not 0.0 <= deeper <= 1.0:
-        raise ValueError(f"deeper must be from 0 to 1, not {deeper!r}")
+    problem = deeper_problem(deeper, depth)
+    if problem:
+        raise ValueError(problem)
     if not isinstance(replay_search, bool):
         raise ValueError(f"replay_search must be True or False, not {replay_search!r}")
     model = model or default_model()
@@ -443,7 +451,7 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
         advance = lookahead(policies, n, record if replay_search else None, agent_seeds)
     sample = resamplers(policies, n, record.get("seed") if isinstance(record, dict) else None, reruns)
     tr = trace(record, rand, check=steps, advance=advance, sample=sample,
-               deeper=_deeper(model, rand, seats, deeper) if deeper else None)
+               deeper=_deeper(model, rand, seats, deeper) if deeper else None, depth=depth)
     if tr.rewards is None:
         raise TraceError("the record stops before the end of the game")
     n = tr.num_players
@@ -475,6 +483,18 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
                   *(v for _, _, v in luck.steps or ())):
             a[..., other] = np.nan
     return luck
+
+
+def deeper_problem(deeper, depth=1) -> str | None:
+    """What is wrong with :func:`analyse`'s ``deeper`` and ``depth`` (the command lines say it of
+    their ``--deeper`` and ``--depth``), or None."""
+    if isinstance(deeper, bool) or not isinstance(deeper, (int, float)) or not 0.0 <= deeper <= 1.0:
+        return f"deeper must be from 0 to 1, not {deeper!r}"
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
+        return f"depth must be a whole number from 1 to {MAX_DEPTH}, not {depth!r}"
+    if depth > 1 and not deeper:
+        return "depth applies with deeper above 0"
+    return None
 
 
 def _deeper(model: ValueModel, rand, seats, weight: float):

@@ -429,7 +429,7 @@ def test_a_studys_search_bot_replays_from_its_seed(tmp_path):
     assert luck.analyse(rec, policies, replay_search=True).replayed == {bot: None}
 
 
-def test_the_command_line_writes_the_tables(tmp_path, capsys):
+def test_the_command_line_writes_the_tables(tmp_path, capsys, monkeypatch):
     from arena.__main__ import main
     url = f"sqlite:///{tmp_path}/arena.db"
     a = make_arena(url)
@@ -459,8 +459,18 @@ def test_the_command_line_writes_the_tables(tmp_path, capsys):
     assert deep["luck_deeper"] == 0.7 and g["corrected"] == pytest.approx(want)
     assert g["corrected"] != pytest.approx(data["games"][0]["corrected"])
     assert deep["participants"][0]["corrected_score"] == pytest.approx(want)
+    # two events deeper (some ten CPU-seconds a game: the correction is asked for, not made)
+    real, asked = luck.analyse, []
+    monkeypatch.setattr(luck, "analyse", lambda *a, **k: asked.append(k) or real(*a, **dict(k, depth=1)))
+    assert main(["export", "--db", url, "--tables", str(tmp_path / "deep2"), "--deeper", "0.7", "--depth", "2"]) == 0
+    deep2 = json.loads((tmp_path / "deep2" / "study.json").read_text())
+    assert [(k["deeper"], k["depth"]) for k in asked] == [(0.7, 2)]
+    assert deep2["luck_depth"] == 2 and deep["luck_depth"] == 1
     for argv, msg in ((["--tables", str(tmp_path / "x"), "--deeper", "1.5"], "--deeper must be from 0 to 1"),
-                      (["--deeper", "0.5"], "--deeper applies to --tables")):
+                      (["--deeper", "0.5"], "--deeper applies to --tables"),
+                      (["--tables", str(tmp_path / "x"), "--deeper", "0.5", "--depth", "4"],
+                       "--depth must be a whole number from 1 to 3"),
+                      (["--tables", str(tmp_path / "x"), "--depth", "2"], "--depth applies with deeper above 0")):
         with pytest.raises(SystemExit):
             main(["export", "--db", url] + argv)
         assert msg in capsys.readouterr().err

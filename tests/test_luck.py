@@ -100,10 +100,10 @@ def test_tracing_leaves_seeded_games_as_they_were():
 # -- every outcome enumerated: the corrections average to zero ---------------------------------------
 
 
-def correction_table(rec, pick, arrange, model, random_seats=(), advance=None, deeper=None):
+def correction_table(rec, pick, arrange, model, random_seats=(), advance=None, deeper=None, depth=1):
     """(outcomes, weights, values after each outcome, correction) of the event ``pick`` chooses
     in ``rec`` played with the decks as ``arrange`` leaves them."""
-    tr = chance.trace(rec, random_seats, arrange=arrange, advance=advance, deeper=deeper)
+    tr = chance.trace(rec, random_seats, arrange=arrange, advance=advance, deeper=deeper, depth=depth)
     ev = pick(tr.events)
     values = luck._values(model, ev.after, tr.num_players)
     p = np.asarray(ev.weights, float) / ev.total
@@ -218,31 +218,33 @@ def test_looking_ahead_keeps_the_first_flip_and_draw_corrections_zero_on_average
     assert_mean_zero(draws)
 
 
-@pytest.mark.parametrize("specs", [("heuristic", "random"), ("search", "heuristic", "random")])
-def test_one_event_deeper_keeps_the_first_flip_draw_and_random_decision_corrections_zero_on_average(specs):
-    """With the value mixed with its expectation over the next event (``deeper``), every
-    outcome's value is still the same whatever the unseen cards are, and the corrections average to
-    exactly zero."""
+@pytest.mark.parametrize("specs,depth", [(("heuristic", "random"), 1), (("search", "heuristic", "random"), 1),
+                                         (("heuristic", "random"), 2)])
+def test_one_event_deeper_keeps_the_first_flip_draw_and_random_decision_corrections_zero_on_average(specs, depth):
+    """With the value mixed with its expectation over the next event (``deeper``), or over the
+    next ``depth`` events, every outcome's value is still the same whatever the unseen cards are, and
+    the corrections average to exactly zero."""
     players = len(specs)
     rand = [players - 1]
     advance = luck.lookahead(list(specs), players)
     model = random_model(6)
     deeper = luck._deeper(model, rand, None, 0.5)
     rec = {"seed": 50 + players, "options": {"num_players": players, "dragons": None}, "actions": []}
-    flips = [correction_table(rec, first("flip"), swap("havok", 0, j), model, rand, advance, deeper)
+    flips = [correction_table(rec, first("flip"), swap("havok", 0, j), model, rand, advance, deeper, depth)
              for j in range(deck_sizes(players)[0])]
     assert_mean_zero(flips)
     played = record(specs, 33)
-    short, _ = first_action_with(played, "draw", rand)
-    draws = [correction_table(short, first("draw"), swap("hijinks", 0, j), model, rand, advance, deeper)
-             for j in range(deck_sizes(players)[1])]
-    assert_mean_zero(draws)
+    if depth == 1:  # deeper, a draw's outcomes go the flips' way (spread): checked once, at the cheaper depth
+        short, _ = first_action_with(played, "draw", rand)
+        draws = [correction_table(short, first("draw"), swap("hijinks", 0, j), model, rand, advance, deeper)
+                 for j in range(deck_sizes(players)[1])]
+        assert_mean_zero(draws)
     decision = next(ev for ev in chance.trace(played, rand).events if ev.kind == "decision" and len(ev.outcomes) >= 3)
     tables = []
     for a in decision.outcomes:
         short = dict(played, actions=played["actions"][:decision.action] + [a])
         pick = lambda evs: [e for e in evs if e.kind == "decision"][-1]  # noqa: E731
-        tables.append(correction_table(short, pick, None, model, rand, advance, deeper))
+        tables.append(correction_table(short, pick, None, model, rand, advance, deeper, depth))
     assert_mean_zero(tables)
 
 
@@ -266,6 +268,34 @@ def test_one_event_deeper_is_the_mix_of_the_value_and_its_expectation_over_the_n
     for bad in (1.5, -0.1, float("nan"), "0.5", True, None):
         with pytest.raises(ValueError, match="deeper must be from 0 to 1"):
             luck.analyse(rec, specs, model, deeper=bad)
+
+
+def test_two_events_deeper_is_the_mix_taken_again_at_every_outcome_of_the_next_event():
+    """``depth=2``: wherever the value is taken, it is (1 - W) V + W times the mean, over the next
+    event's outcomes, of each outcome's own one-event-deeper value: (1 - W) V + W (1 - W) E[V]
+    + W^2 E[E[V]], every outcome of every event of the game."""
+    specs = ["heuristic", "random"]
+    rec = record(specs, 34)
+    rec = dict(rec, actions=rec["actions"][:8])
+    model = random_model(7)
+    advance = luck.lookahead(specs, 2)
+
+    def values(weight, depth):
+        deeper = luck._deeper(model, [1], None, weight) if weight else None
+        tr = chance.trace(rec, [1], advance=advance, deeper=deeper, depth=depth)
+        return [luck._values(model, ev.after, 2, [1]) for ev in tr.events]
+
+    w = 0.7
+    v, e1, e2, mixed = values(0.0, 1), values(1.0, 1), values(1.0, 2), values(w, 2)
+    assert len(v) == len(mixed) > 10
+    for a, b, c, m in zip(v, e1, e2, mixed):
+        assert np.allclose(m, (1 - w) * a + w * (1 - w) * b + w * w * c, atol=1e-9)
+    assert max(np.abs(c - b).max() for b, c in zip(e1, e2)) > 1e-3  # the second event deeper did matter
+    for bad in (0, 4, 1.5, "2", True, None):
+        with pytest.raises(ValueError, match="depth must be a whole number from 1 to 3"):
+            luck.analyse(record(specs, 34), specs, model, deeper=0.5, depth=bad)
+    with pytest.raises(ValueError, match="depth applies with deeper above 0"):
+        luck.analyse(record(specs, 34), specs, model, depth=2)
 
 
 @pytest.mark.parametrize("seed, flip", [(42, 0), (41, 1)])
@@ -632,7 +662,9 @@ def test_the_ledger_summary_gives_each_human_a_corrected_score_against_each_bot(
     assert deep["heuristic"]["corrected_score"] == pytest.approx(np.mean(cor))
     assert deep["heuristic"]["corrected_score"] != pytest.approx(by["heuristic"]["corrected_score"])
     for argv, msg in ((["--ledger", str(path), "--deeper", "2"], "--deeper must be from 0 to 1"),
-                      (["--agents", "heuristic", "random", "--deeper", "0.5"], "applies to a ledger's summary")):
+                      (["--agents", "heuristic", "random", "--deeper", "0.5"], "applies to a ledger's summary"),
+                      (["--ledger", str(path), "--deeper", "0.5", "--depth", "0"], "--depth must be a whole number"),
+                      (["--ledger", str(path), "--depth", "2"], "--depth applies with deeper above 0")):
         with pytest.raises(SystemExit):
             evaluate.main(argv)
         assert msg in capsys.readouterr().err
@@ -710,6 +742,11 @@ def test_luck_gain_refuses_the_fitting_seeds_and_a_value_file_that_is_not_one(tm
     with pytest.raises(SystemExit):
         lg.main(args + ["--skip", "-1"])
     assert "--skip must be 0 or more" in capsys.readouterr().err
+    for extra, msg in ((["--depth", "2"], "--depth applies with deeper above 0"),
+                       (["--deeper", "0.7", "--depth", "4"], "--depth must be a whole number from 1 to 3")):
+        with pytest.raises(SystemExit):
+            lg.main(args + extra)
+        assert msg in capsys.readouterr().err
 
 
 def test_search_reruns_start_from_the_played_bots_memory_and_are_its_choices_with_other_draws():
