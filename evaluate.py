@@ -66,7 +66,7 @@ corrected, with the interval of that paired difference (``paired``). The ledger 
 each human's score both ways (a person's own decisions are never corrected); ``--deeper W`` takes
 the value in the correction one chance event further on, with weight W (0.7 narrows the intervals
 most, docs/luck.md, "One event deeper"; about half a CPU-second a game), and ``--depth 2`` takes
-it two events further on (narrower still; some ten CPU-seconds a game).
+it two events further on (narrower still; about 13 CPU-seconds a game of the search bot).
 
 Every game with a human is appended to the ledger (default ``results/human_games.jsonl``) as one
 JSON line: the replay (seed, options, actions), the seats, the agents and the result. Without
