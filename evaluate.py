@@ -103,7 +103,7 @@ import sys
 
 from agents.human import is_human
 from evaluation import EvalError
-from evaluation.luck import deeper_problem
+from evaluation.luck import MAX_DEPTH, deeper_problem
 from evaluation.ledger import DEFAULT_LEDGER, format_ledger, read_ledger, summarise_ledger
 from evaluation.report import format_report, plot_head_to_head, write_csv, write_json
 from evaluation.tournament import DEFAULT_GAMES, run_tournament
@@ -169,8 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="summarising a ledger: the luck correction's weight (0 to 1) of the value one chance "
                         "event further on (docs/luck.md; about twenty times the time of a correction)")
     p.add_argument("--depth", type=int, default=1, metavar="K",
-                   help="with --deeper: that many chance events further on (1 to 3; about twenty times the "
-                        "time for each)")
+                   help=f"with --deeper: that many chance events further on (1 to {MAX_DEPTH}; about twenty "
+                        "times the time for each)")
     p.add_argument("--dragons", nargs="+", metavar="ENTRY",
                    help="fix dragons per agent (SPEC=DRAGON, e.g. pretrained:fire=fire heuristic=darkness; "
                         "SPEC=any lets it rotate) or per seat (one DRAGON or any per seat, e.g. fire "

@@ -20,6 +20,8 @@ import sys
 
 from havok_env.files import replaced
 
+from evaluation.luck import MAX_DEPTH, deeper_problem
+
 from . import DEFAULT_DB, SERVER_NEEDS, _have_extras
 
 
@@ -34,14 +36,13 @@ def main(argv=None) -> int:
                     help="with --tables: the luck correction's weight (0 to 1) of the value one chance event "
                          "further on")
     ex.add_argument("--depth", type=int, default=1, metavar="K",
-                    help="with --deeper: that many chance events further on (1 to 3; about twenty times "
-                         "the time for each)")
+                    help=f"with --deeper: that many chance events further on (1 to {MAX_DEPTH}; about twenty "
+                         "times the time for each)")
     im = sub.add_parser("import", help="add a ledger's games (each line is replayed and checked)")
     im.add_argument("--db", default=DEFAULT_DB)
     im.add_argument("ledger", metavar="LEDGER.jsonl")
     args = p.parse_args(argv)
     if args.cmd == "export":
-        from evaluation.luck import deeper_problem
         problem = deeper_problem(args.deeper, args.depth)
         if problem:
             p.error("--" + problem)

@@ -228,7 +228,7 @@ def everything(store, study: Study, deeper: float = 0.0, depth: int = 1) -> dict
     return {"study": study.to_dict(), "participants": participant_rows(store, study, games, answers),
             "games": games, "decisions": decision_rows(store, study), "answers": answers,
             "withdrawals": store.withdrawals(), "luck_deeper": deeper,
-            "luck_depth": depth if deeper else 1}
+            "luck_depth": depth}
 
 
 TABLES = {"participants": (participant_rows, PARTICIPANT_COLUMNS), "games": (game_rows, GAME_COLUMNS),

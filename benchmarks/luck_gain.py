@@ -127,7 +127,7 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
                 lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns, deeper=deeper,
                                   replay_search=replay, depth=depth)
                 row = {"a": a, "b": b, "players": players, "ahead": ahead, "reruns": reruns, "deeper": deeper,
-                       "depth": depth if deeper else 1,
+                       "depth": depth,
                        "replay_search": replay,
                        "replayed": all(v is None for v in lk.replayed.values()),
                        "seed": seed + g,
@@ -248,7 +248,7 @@ def main(argv=None) -> int:
                          "(about twenty times the time)")
     ap.add_argument("--depth", type=int, default=1, metavar="K",
                     help="with --deeper: take the mix again at each outcome of the next event, K events "
-                         "deep (1 to 3; about twenty times the time again for each)")
+                         f"deep (1 to {luck.MAX_DEPTH}; about twenty times the time again for each)")
     ap.add_argument("--records", metavar="PATH", help="keep the games played here (JSON lines) and replay "
                                                       "the ones it holds instead of playing them again")
     ap.add_argument("--out", help="append one JSON line per game here")

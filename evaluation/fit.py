@@ -667,9 +667,10 @@ def main_ahead(ap, args) -> int:
     meta = dict(first.meta)
     stages = meta.get("stages")
     if args.first:
-        if not (isinstance(stages, list) and len(stages) >= 2 and type(meta.get("games")) is int and seed_range(meta)):
+        seeds = seed_range(meta)
+        if not (isinstance(stages, list) and len(stages) >= 2 and type(meta.get("games")) is int and seeds):
             ap.error(f"--from: {args.init} is not a second stage's network (its record has no stages)")
-        fitted = seed_range(meta)[1] - AHEAD_SEEDS  # where the plan's games it was fitted on end
+        fitted = seeds[1] - AHEAD_SEEDS  # where the plan's games it was fitted on end
         if fitted > args.first:
             ap.error(f"--from {args.first}: {args.init} was fitted on the plan's games up to {fitted}; "
                      f"a further stage starts there or later")
