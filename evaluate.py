@@ -103,7 +103,7 @@ import sys
 
 from agents.human import is_human
 from evaluation import EvalError
-from evaluation.luck import MAX_DEPTH, deeper_problem
+from evaluation.luck import MAX_DEPTH, correcting, deeper_problem
 from evaluation.ledger import DEFAULT_LEDGER, format_ledger, read_ledger, summarise_ledger
 from evaluation.report import format_report, plot_head_to_head, write_csv, write_json
 from evaluation.tournament import DEFAULT_GAMES, run_tournament
@@ -159,7 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"total games, rounded up to whole deals (default {DEFAULT_GAMES}; "
                         "with a human: one deal)")
     p.add_argument("--seed", type=int, help="tournament seed (default: random, printed)")
-    p.add_argument("--workers", type=int, default=2, help="parallel processes (default 2)")
+    p.add_argument("--workers", type=int, default=2,
+                   help="parallel processes (default 2): the games of a tournament, or a ledger's luck "
+                        "corrections with --deeper")
     p.add_argument("--json", metavar="PATH", help="write the report as JSON")
     p.add_argument("--csv", metavar="PATH", help="write the per-agent table as CSV")
     p.add_argument("--plot", metavar="PATH.png", help="draw the head-to-head win-rate matrix")
@@ -204,6 +206,8 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
         parser.error("--" + problem)
     if args.deeper and (args.agents or not args.ledger):
         parser.error("--deeper applies to a ledger's summary (--ledger PATH alone)")
+    if args.workers < 1:
+        parser.error(f"--workers must be at least 1, not {args.workers}")
     try:
         if args.serve:
             import arena
@@ -213,22 +217,22 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
         if not args.agents and args.ledger and "://" in args.ledger:
             import arena
             return arena.ledger_summary(args.ledger, json_path=args.json, out=out, deeper=args.deeper,
-                                        depth=args.depth)
+                                        depth=args.depth, workers=args.workers,
+                                        progress=not args.no_progress)
         require_extras(args)
         if not args.agents:
             if not args.ledger:
                 raise EvalError("give --agents SPEC SPEC ... for a tournament, "
                                 "or --ledger PATH to summarise human games")
             entries, problems = read_ledger(args.ledger)
-            summary = summarise_ledger(entries, args.deeper, args.depth)
+            with correcting(len(entries), args.deeper, not args.no_progress) as bar:
+                summary = summarise_ledger(entries, args.deeper, args.depth, args.workers, bar)
             out.write(format_ledger(summary, args.ledger, len(problems)) + "\n")
             if args.json:
                 write_json({"ledger": args.ledger, **summary, "skipped": problems}, args.json)
             for msg in problems:
                 print(f"evaluate.py: {msg}", file=sys.stderr)
             return 2 if problems else 0
-        if args.workers < 1:
-            raise EvalError(f"--workers must be at least 1, not {args.workers}")
         seed = args.seed if args.seed is not None else secrets.randbits(31)
         human_io = {}
         if stdin is not None:

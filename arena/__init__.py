@@ -225,12 +225,14 @@ def serve(agents: list[str] | None, players: int | None = None, host: str = "127
     return 0
 
 
-def ledger_summary(url: str, json_path: str | None = None, out=None, deeper: float = 0.0, depth: int = 1) -> int:
-    """``evaluate.py --ledger sqlite:///...``: the study's results as text (and JSON)."""
+def ledger_summary(url: str, json_path: str | None = None, out=None, deeper: float = 0.0, depth: int = 1,
+                   workers: int = 1, progress: bool = True) -> int:
+    """``evaluate.py --ledger sqlite:///...``: the study's results as text (and JSON); with
+    ``deeper``, the games are corrected in ``workers`` processes first, with ``progress``."""
     out = out or sys.stdout
     if not _have_extras({"sqlalchemy": "the arena's database", "openskill": "the ratings"}):
         return 2
-    from .results import format_summary, summary
+    from .results import correct_finished, format_summary, summary
     from .store import Store, StoreError
     from .study import Study
     try:
@@ -241,6 +243,7 @@ def ledger_summary(url: str, json_path: str | None = None, out=None, deeper: flo
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
     stored = store.study()
+    correct_finished(store, deeper, depth, workers, progress)
     s = summary(store, Study.from_dict(stored) if stored else None, deeper, depth)
     store.close()
     out.write(format_summary(s, shown_url(url)) + "\n")

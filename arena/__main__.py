@@ -1,14 +1,15 @@
 """``python -m arena export|import``: the arena's games to and from the JSONL human ledger.
 
     python -m arena export --db sqlite:///results/arena.db [--out PATH]   (default: stdout)
-    python -m arena export --db sqlite:///results/arena.db --tables DIR [--deeper W [--depth K]]
+    python -m arena export --db sqlite:///results/arena.db --tables DIR [--deeper W [--depth K] [--workers N]]
     python -m arena import --db sqlite:///results/arena.db LEDGER.jsonl
 
 ``--tables DIR`` writes the study's data for analysis instead (``arena/export.py``):
 participants.csv, games.csv, decisions.csv, answers.csv and study.json. ``--deeper W`` takes the
 luck correction's value one chance event further on (docs/luck.md, "One event deeper": narrower
 per-participant intervals for about half a CPU-second a game), and ``--depth 2`` two events deeper
-(narrower still, for about 13 CPU-seconds a game of the search bot).
+(narrower still, for about 13 CPU-seconds a game of the search bot), the games corrected in
+``--workers`` processes (default 2).
 
 (``python evaluate.py --serve ...`` starts the server; see the package docstring.)
 """
@@ -38,6 +39,9 @@ def main(argv=None) -> int:
     ex.add_argument("--depth", type=int, default=1, metavar="K",
                     help=f"with --deeper: that many chance events further on (1 to {MAX_DEPTH}; about twenty "
                          "times the time for each)")
+    ex.add_argument("--workers", type=int, default=2, metavar="N",
+                    help="with --deeper: processes correcting the games (default 2)")
+    ex.add_argument("--no-progress", action="store_true", help="with --deeper: no progress bar or lines")
     im = sub.add_parser("import", help="add a ledger's games (each line is replayed and checked)")
     im.add_argument("--db", default=DEFAULT_DB)
     im.add_argument("ledger", metavar="LEDGER.jsonl")
@@ -48,6 +52,8 @@ def main(argv=None) -> int:
             p.error("--" + problem)
         if args.deeper and not args.tables:
             p.error("--deeper applies to --tables (a ledger line keeps the replay, not a correction)")
+        if args.workers < 1:
+            p.error(f"--workers must be at least 1, not {args.workers}")
     if not _have_extras({k: v for k, v in SERVER_NEEDS.items() if k == "sqlalchemy"}):
         return 2
     from .ledger import export_text, import_text
@@ -60,7 +66,7 @@ def main(argv=None) -> int:
         return 2
     try:
         if args.cmd == "export" and args.tables:
-            return _tables(store, args.tables, args.deeper, args.depth)
+            return _tables(store, args.tables, args.deeper, args.depth, args.workers, not args.no_progress)
         if args.cmd == "export":
             text = export_text(store)
             if args.out:
@@ -85,11 +91,13 @@ def main(argv=None) -> int:
         store.close()
 
 
-def _tables(store, folder: str, deeper: float = 0.0, depth: int = 1) -> int:
+def _tables(store, folder: str, deeper: float = 0.0, depth: int = 1, workers: int = 1,
+            progress: bool = True) -> int:
     import json
     import os
 
     from . import export
+    from .results import correct_finished
     from .study import Study
 
     stored = store.study()
@@ -97,6 +105,7 @@ def _tables(store, folder: str, deeper: float = 0.0, depth: int = 1) -> int:
         print(f"python -m arena: error: {store.url} holds no study", file=sys.stderr)
         return 2
     study = Study.from_dict(stored)
+    correct_finished(store, deeper, depth, workers, progress)
     data = export.everything(store, study, deeper, depth)
     try:
         os.makedirs(folder, exist_ok=True)

@@ -10,8 +10,8 @@ arena's own and games imported from a JSONL ledger.
 from __future__ import annotations
 
 import json
+import threading
 from collections import defaultdict
-from functools import lru_cache
 
 from evaluation.results import OUTCOME_REWARD, rating_row, score_text
 from evaluation.results import outcome as _outcome
@@ -29,25 +29,58 @@ def outcome(result: dict, seat: int) -> str:
     return _outcome(result["winners"], seat)
 
 
-@lru_cache(maxsize=100_000)
-def _corrected(seed: int, options: str, actions: tuple, policies: tuple, deeper: float = 0.0,
-               depth: int = 1) -> tuple | None:
-    """Each seat's luck-corrected reward (cached: a finished game never changes, and the results
-    page is asked for often)."""
-    from evaluation.luck import corrected_or_none
-    got = corrected_or_none({"seed": seed, "options": json.loads(options), "actions": list(actions)},
-                            list(policies), deeper=deeper, depth=depth)
-    return None if got is None else tuple(got)
+# Each seat's luck-corrected reward per finished game and way of correcting it: a finished game
+# never changes, and the results page is asked for often. Oldest first out past _CACHE_MAX.
+_CACHE: dict[tuple, tuple | None] = {}
+_CACHE_MAX = 100_000
+_CACHE_LOCK = threading.Lock()
+
+
+def _key(g: dict, actions, deeper: float, depth: int) -> tuple:
+    """What fixes a game's correction: the game, its seats' policies (the bots' named by the
+    game's bot spec, so a random bot's decisions are corrected; the person's never are) and the
+    way of correcting."""
+    n = g["options"]["num_players"]
+    policies = tuple("human" if p == g["human_seat"] else g["bot"] for p in range(n))
+    return (g["seed"], json.dumps(g["options"], sort_keys=True), tuple(actions), policies, deeper, depth)
+
+
+def _remember(key: tuple, got) -> None:
+    with _CACHE_LOCK:
+        while len(_CACHE) >= _CACHE_MAX:
+            del _CACHE[next(iter(_CACHE))]
+        _CACHE[key] = None if got is None else tuple(got)
+
+
+def _record(key: tuple) -> dict:
+    return {"seed": key[0], "options": json.loads(key[1]), "actions": list(key[2])}
 
 
 def human_luck(g: dict, actions: list[int], deeper: float = 0.0, depth: int = 1) -> float | None:
-    """The human's corrected reward in finished game ``g``: the bots' seats are named by the
-    game's bot spec (a random bot's decisions are corrected), the person's decisions never are;
-    ``deeper`` and ``depth``: see :func:`evaluation.luck.analyse`."""
-    n = g["options"]["num_players"]
-    policies = tuple("human" if p == g["human_seat"] else g["bot"] for p in range(n))
-    got = _corrected(g["seed"], json.dumps(g["options"], sort_keys=True), tuple(actions), policies, deeper, depth)
+    """The human's corrected reward in finished game ``g``; ``deeper`` and ``depth``: see
+    :func:`evaluation.luck.analyse`."""
+    key = _key(g, actions, deeper, depth)
+    got = _CACHE.get(key, _CACHE)  # the cache itself: not there
+    if got is _CACHE:
+        from evaluation.luck import corrected_or_none
+        got = corrected_or_none(_record(key), list(key[3]), deeper=deeper, depth=depth)
+        _remember(key, got)
     return None if got is None else got[g["human_seat"]]
+
+
+def correct_finished(store, deeper: float = 0.0, depth: int = 1, workers: int = 1, progress: bool = True) -> None:
+    """Correct every finished game not yet corrected this way, in ``workers`` processes where
+    ``deeper`` makes it worth it (:func:`evaluation.luck.corrected_all`), before a summary or an
+    export reads them one by one: two events deeper a game takes some 13 s of CPU."""
+    from evaluation.luck import corrected_all, correcting
+
+    acts = store.all_actions()
+    keys = [k for k in dict.fromkeys(_key(g, acts.get(g["id"], []), deeper, depth)
+                                     for g in store.games(status="finished")) if k not in _CACHE]
+    with correcting(len(keys), deeper, progress) as bar:
+        got = corrected_all([(_record(k), k[3]) for k in keys], deeper, depth, workers, bar)
+    for k, v in zip(keys, got):
+        _remember(k, v)
 
 
 def finished_games(store, deeper: float = 0.0, depth: int = 1) -> list[dict]:

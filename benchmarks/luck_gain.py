@@ -33,6 +33,7 @@ through the search bot's decisions with the bot itself, replayed from its seed (
 docs/luck.md "Replaying the search bot"; a search at every decision of it the look-ahead plays).
 ``--records PATH`` keeps each game played (its record, one JSON line) and takes a game from there
 rather than playing it again: the same games corrected another way cost only the correction.
+``--workers N`` plays and corrects the games in N processes (the same rows, in the same order).
 ``--value PATH`` measures another value function than the shipped one (the same games: compare
 two on the same seeds). ``--out PATH`` appends one JSON line per game (pairing, seed, seat, raw
 and corrected score, and the steps), so that a long measurement can be run in pieces and then
@@ -46,6 +47,7 @@ script refuses them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import math
@@ -72,6 +74,7 @@ from agents.runner import play_game  # noqa: E402
 from evaluation import luck  # noqa: E402
 from agents.value import ModelFileError, ValueModel  # noqa: E402
 from havok_env.cards import default_cards  # noqa: E402
+from training.parallel import Pool  # noqa: E402
 from training.progress import Progress  # noqa: E402
 from training.stats import Z95  # noqa: E402
 
@@ -88,10 +91,11 @@ def games_needed(sd: float) -> int:
 
 def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=None, progress=True,
          modes=(True,), model=None, reruns=0, records=None, deeper=0.0, replay_search=False, skip=0,
-         depth=1):
+         depth=1, workers=1):
     """Play and correct ``games`` games; one row per game and mode (``True``: the value looks ahead
-    through the known policies, ``False``: taken where each position stands)."""
-    agents = {}  # one agent per spec and seat, built once (a trained model loads once)
+    through the known policies, ``False``: taken where each position stands). ``workers``
+    processes play and correct them (the rows are the same, in the same order, whatever their
+    number); ``model``: a value model, or the path of one."""
     # a trained model plays the dragon it was trained for, the others rotate over the rest
     own = getattr(make_agent(a), "meta", None) or {}
     fixed = own.get("dragon") if isinstance(own.get("dragon"), str) else None
@@ -99,53 +103,80 @@ def play(a: str, b: str, players: int, seed: int, games: int, steps: bool, out=N
         orders = [o for o in itertools.permutations([d for d in dragon_names() if d != fixed], players - 1)]
     else:
         orders = dragon_orders(players)
-    rows = []
     played = _read_records(records)
+    jobs = []
+    for g in range(skip, skip + games):
+        seat = g % players
+        specs = [b] * players
+        specs[seat] = a
+        dragons = list(orders[(g // players) % len(orders)])
+        if fixed:
+            dragons.insert(seat, fixed)
+        key = json.dumps([specs, seed + g, dragons])
+        jobs.append({"a": a, "b": b, "players": players, "seed": seed + g, "seat": seat, "specs": specs,
+                     "dragons": dragons, "record": played.get(key), "steps": steps, "modes": modes,
+                     "model": model, "reruns": reruns, "deeper": deeper, "replay_search": replay_search,
+                     "depth": depth})
+    rows = []
     keep = open(records, "a") if records else None
+    parallel = workers > 1 and len(jobs) > 1
     # on standard error, with the time left
-    with Progress(games, desc=f"{a} vs {b}", show=None if progress else False) as bar:
-        for g in range(skip, skip + games):
-            seat = g % players
-            specs = [b] * players
-            specs[seat] = a
-            dragons = list(orders[(g // players) % len(orders)])
-            if fixed:
-                dragons.insert(seat, fixed)
-            for i, s in enumerate(specs):
-                if (s, i) not in agents:
-                    agents[(s, i)] = make_agent(s)
-            key = json.dumps([specs, seed + g, dragons])
-            rec = played.get(key)
-            if rec is None:
-                rec = play_game([agents[(s, i)] for i, s in enumerate(specs)], seed=seed + g, dragons=dragons)
-                rec = {k: rec[k] for k in ("seed", "options", "actions")}
-                if keep is not None:
-                    keep.write(json.dumps({"game": key, "record": rec}) + "\n")
-                    keep.flush()
-            for ahead in modes:
-                replay = replay_search and ahead  # the replay plays in the look-ahead
-                lk = luck.analyse(rec, specs, model, steps=steps, ahead=ahead, reruns=reruns, deeper=deeper,
-                                  replay_search=replay, depth=depth)
-                row = {"a": a, "b": b, "players": players, "ahead": ahead, "reruns": reruns, "deeper": deeper,
-                       "depth": depth,
-                       "replay_search": replay,
-                       "replayed": all(v is None for v in lk.replayed.values()),
-                       "seed": seed + g,
-                       "seat": seat, "raw": float(lk.rewards[seat]), "corrected": float(lk.corrected[seat]),
-                       "luck": {k: float(v[seat]) for k, v in lk.by_kind().items()}}
-                if steps:
-                    left = defaultdict(float)
-                    for label, _, v in lk.steps:
-                        left[label] += float(v[seat])
-                    row["steps"] = dict(left)
-                rows.append(row)
-                if out is not None:
+    with Progress(games, desc=f"{a} vs {b}", show=None if progress else False) as bar, \
+            (Pool(min(workers, len(jobs)), context="spawn") if parallel else contextlib.nullcontext()) as pool:
+        for job, (rec, got) in zip(jobs, pool.imap(_one_game, jobs) if parallel else map(_one_game, jobs)):
+            if keep is not None and job["record"] is None:
+                keep.write(json.dumps({"game": json.dumps([job["specs"], job["seed"], job["dragons"]]),
+                                       "record": rec}) + "\n")
+                keep.flush()
+            rows += got
+            if out is not None:
+                for row in got:
                     out.write(json.dumps(row) + "\n")
-                    out.flush()
+                out.flush()
             bar.update()
     if keep is not None:
         keep.close()
     return rows
+
+
+_AGENTS: dict = {}  # one agent per spec and seat, built once in each process (a trained model loads once)
+_MODELS: dict = {}
+
+
+def _one_game(job: dict) -> tuple[dict, list]:
+    """One game of :func:`play`, played (or taken from its record) and corrected: its record and
+    its rows."""
+    specs, seat = job["specs"], job["seat"]
+    rec = job["record"]
+    if rec is None:
+        for i, s in enumerate(specs):
+            if (s, i) not in _AGENTS:
+                _AGENTS[(s, i)] = make_agent(s)
+        rec = play_game([_AGENTS[(s, i)] for i, s in enumerate(specs)], seed=job["seed"], dragons=job["dragons"])
+        rec = {k: rec[k] for k in ("seed", "options", "actions")}
+    model = job["model"]
+    if isinstance(model, str):
+        if model not in _MODELS:
+            _MODELS[model] = ValueModel.load(model)
+        model = _MODELS[model]
+    rows = []
+    for ahead in job["modes"]:
+        replay = job["replay_search"] and ahead  # the replay plays in the look-ahead
+        lk = luck.analyse(rec, specs, model, steps=job["steps"], ahead=ahead, reruns=job["reruns"],
+                          deeper=job["deeper"], replay_search=replay, depth=job["depth"])
+        row = {"a": job["a"], "b": job["b"], "players": job["players"], "ahead": ahead, "reruns": job["reruns"],
+               "deeper": job["deeper"], "depth": job["depth"], "replay_search": replay,
+               "replayed": all(v is None for v in lk.replayed.values()),
+               "seed": job["seed"], "seat": seat, "raw": float(lk.rewards[seat]),
+               "corrected": float(lk.corrected[seat]),
+               "luck": {k: float(v[seat]) for k, v in lk.by_kind().items()}}
+        if job["steps"]:
+            left = defaultdict(float)
+            for label, _, v in lk.steps:
+                left[label] += float(v[seat])
+            row["steps"] = dict(left)
+        rows.append(row)
+    return rec, rows
 
 
 def _read_records(path) -> dict:
@@ -164,7 +195,7 @@ def summary(rows: list) -> dict:
     diff = raw - cor
     return {"games": n, "score": raw.mean(), "ci": Z95 * sd_raw / math.sqrt(n),
             "corrected": cor.mean(), "corrected_ci": Z95 * sd_cor / math.sqrt(n),
-            "sd": sd_raw, "corrected_sd": sd_cor, "ratio": sd_cor / sd_raw,
+            "sd": sd_raw, "corrected_sd": sd_cor, "ratio": sd_cor / sd_raw if sd_raw else float("nan"),
             "needed": games_needed(sd_raw), "corrected_needed": games_needed(sd_cor),
             "correction": diff.mean(), "correction_ci": Z95 * diff.std(ddof=1) / math.sqrt(n)}
 
@@ -251,6 +282,8 @@ def main(argv=None) -> int:
                          f"deep (1 to {luck.MAX_DEPTH}; about twenty times the time again for each)")
     ap.add_argument("--records", metavar="PATH", help="keep the games played here (JSON lines) and replay "
                                                       "the ones it holds instead of playing them again")
+    ap.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="processes playing and correcting the games (default 1; the rows are the same)")
     ap.add_argument("--out", help="append one JSON line per game here")
     ap.add_argument("--summarise", metavar="PATH", help="report the games of a --out file")
     args = ap.parse_args(argv)
@@ -270,6 +303,8 @@ def main(argv=None) -> int:
         ap.error("--skip must be 0 or more")
     if args.reruns < 0:
         ap.error("--reruns must be 0 or more")
+    if args.workers < 1:
+        ap.error("--workers must be at least 1")
     problem = luck.deeper_problem(args.deeper, args.depth)
     if problem:
         ap.error("--" + problem)
@@ -289,9 +324,10 @@ def main(argv=None) -> int:
                 continue
             t = time.time()
             modes = (True, False) if args.both else (not args.where_it_stands,)
-            rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes, model=model,
+            rows += play(a, b, args.players, args.seed, args.games, args.steps, out, modes=modes, model=args.value,
                          reruns=args.reruns, records=args.records, deeper=args.deeper,
-                         replay_search=args.replay_search, skip=args.skip, depth=args.depth)
+                         replay_search=args.replay_search, skip=args.skip, depth=args.depth,
+                         workers=args.workers)
             print(f"{a} vs {b}: {args.games} games in {time.time() - t:.0f} s", file=sys.stderr)
     finally:
         if out is not None:

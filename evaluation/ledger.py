@@ -283,9 +283,11 @@ def _check_replay(e: dict, n: int) -> None:
         raise LedgerLineError("dragons do not match the replay")
 
 
-def summarise_ledger(entries: list[dict], deeper: float = 0.0, depth: int = 1) -> dict:
+def summarise_ledger(entries: list[dict], deeper: float = 0.0, depth: int = 1, workers: int = 1,
+                     progress=None) -> dict:
     """Each human against each opponent spec (bots and trained agents; other humans too);
-    ``deeper`` and ``depth``: the luck correction's (:func:`evaluation.luck.analyse`)."""
+    ``deeper`` and ``depth``: the luck correction's (:func:`evaluation.luck.analyse`), made in
+    ``workers`` processes with ``progress`` (:func:`evaluation.luck.corrected_all`)."""
     groups: dict[tuple, dict] = {}
     overall: dict[str, dict] = {}
 
@@ -302,10 +304,10 @@ def summarise_ledger(entries: list[dict], deeper: float = 0.0, depth: int = 1) -
 
     blank = lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "hoard": 0, "opp_hoard": 0.0,  # noqa: E731 - a small local helper
                      "turns": 0, "rewards": [], "corrected": []}
-    from evaluation.luck import corrected_or_none
-    for e in entries:
-        # people's decisions are never corrected
-        corrected = corrected_or_none(e, e["seats"], deeper=deeper, depth=depth)
+    from evaluation.luck import corrected_all
+    # people's decisions are never corrected
+    every = corrected_all([(e, e["seats"]) for e in entries], deeper, depth, workers, progress)
+    for e, corrected in zip(entries, every):
         winners = set(e["result"]["winners"])
         scores = e["result"]["scores"]
         n = len(e["seats"])

@@ -29,7 +29,7 @@ from .chance import TraceError, trace
 from agents.value import ModelFileError, ValueModel
 
 __all__ = ["corrected_rewards", "corrected_batch", "analyse", "GameLuck", "TraceError", "default_model",
-           "unavailable", "corrected_or_none", "deeper_problem"]
+           "unavailable", "corrected_or_none", "corrected_all", "correcting", "deeper_problem"]
 
 RANDOM_POLICY = "random"
 # Agents whose decisions draw on a generator of their own (the search bot's sampled worlds), seeded
@@ -72,6 +72,50 @@ def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None,
         return None
     c = analyse(record, policies, ahead=ahead, seats=seats, deeper=deeper, depth=depth).corrected
     return [None if np.isnan(v) else float(v) for v in c]
+
+
+def corrected_all(games, deeper: float = 0.0, depth: int = 1, workers: int = 1, progress=None) -> list:
+    """:func:`corrected_or_none` of each ``(record, policies)`` of ``games``, in their order.
+
+    With ``deeper``, in ``workers`` processes: a game of the search bot takes some 0.6 s of CPU one
+    event deeper and 13 s two events deeper, so a study's games corrected that way share out over
+    a machine's cores; the plain correction (some 30 ms a game, less than a process takes to start)
+    stays in this one. Each game's figures are the same bits whatever the number of workers.
+    ``progress``, a :class:`training.progress.Progress`, counts the games corrected."""
+    jobs = [(record, list(policies or ()), deeper, depth) for record, policies in games]
+    if unavailable() is not None:
+        return [None] * len(jobs)
+    if not deeper or workers <= 1 or len(jobs) < 2:
+        out = []
+        for job in jobs:
+            out.append(_corrected_job(job))
+            if progress is not None:
+                progress.update()
+        return out
+    from training.parallel import Pool
+
+    out = []
+    # spawned, not forked: the arena serves from threads, and a fork copies none of them
+    with Pool(min(workers, len(jobs)), context="spawn") as pool:
+        for got in pool.imap(_corrected_job, jobs):
+            out.append(got)
+            if progress is not None:
+                progress.update()
+    return out
+
+
+def correcting(games: int, deeper: float, show: bool = True):
+    """The :class:`training.progress.Progress` of correcting ``games`` games with
+    :func:`corrected_all`: shown (on standard error) where the correction looks deeper, seconds a
+    game; a plain one is over before a bar would tell anything."""
+    from training.progress import Progress
+
+    return Progress(games, desc="luck correction", unit="game", show=None if show and deeper else False)
+
+
+def _corrected_job(job: tuple) -> list | None:
+    record, policies, deeper, depth = job
+    return corrected_or_none(record, policies, deeper=deeper, depth=depth)
 
 
 def random_seats(policies) -> list[int]:

@@ -359,7 +359,7 @@ def test_a_database_keeps_its_study(tmp_path, capsys):
     assert "seed 5, not 6" in capsys.readouterr().err
 
 
-def test_evaluate_summarises_an_arena_database(arena, tmp_path, capsys):
+def test_evaluate_summarises_an_arena_database(arena, tmp_path, capsys, monkeypatch):
     with client(arena) as c:
         rng = random.Random(10)
         for who in ("ann", "bob"):
@@ -382,6 +382,12 @@ def test_evaluate_summarises_an_arena_database(arena, tmp_path, capsys):
         rec = {"seed": g["seed"], "options": g["options"], "actions": acts[g["id"]]}
         assert row["corrected"] == pytest.approx(luck.analyse(rec, policies, deeper=0.5).corrected[g["human_seat"]])
     assert [r["corrected"] for r in deep["games"]] != [r["corrected"] for r in data["games"]]
+    # corrected in two processes before a summary reads them, which then corrects none again
+    from arena import results
+    results._CACHE.clear()
+    results.correct_finished(arena.store, 0.5, workers=2, progress=False)
+    monkeypatch.setattr(luck, "corrected_or_none", None)
+    assert [g["corrected"] for g in results.finished_games(arena.store, 0.5)] == [r["corrected"] for r in deep["games"]]
 
 
 def test_the_summary_json_is_written_whole_or_not_at_all(arena, tmp_path, monkeypatch, torn_json):

@@ -470,7 +470,9 @@ def test_the_command_line_writes_the_tables(tmp_path, capsys, monkeypatch):
                       (["--deeper", "0.5"], "--deeper applies to --tables"),
                       (["--tables", str(tmp_path / "x"), "--deeper", "0.5", "--depth", "4"],
                        "--depth must be a whole number from 1 to 3"),
-                      (["--tables", str(tmp_path / "x"), "--depth", "2"], "--depth applies with deeper above 0")):
+                      (["--tables", str(tmp_path / "x"), "--depth", "2"], "--depth applies with deeper above 0"),
+                      (["--tables", str(tmp_path / "x"), "--deeper", "0.5", "--workers", "0"],
+                       "--workers must be at least 1")):
         with pytest.raises(SystemExit):
             main(["export", "--db", url] + argv)
         assert msg in capsys.readouterr().err

@@ -664,10 +664,27 @@ def test_the_ledger_summary_gives_each_human_a_corrected_score_against_each_bot(
     for argv, msg in ((["--ledger", str(path), "--deeper", "2"], "--deeper must be from 0 to 1"),
                       (["--agents", "heuristic", "random", "--deeper", "0.5"], "applies to a ledger's summary"),
                       (["--ledger", str(path), "--deeper", "0.5", "--depth", "0"], "--depth must be a whole number"),
-                      (["--ledger", str(path), "--depth", "2"], "--depth applies with deeper above 0")):
+                      (["--ledger", str(path), "--depth", "2"], "--depth applies with deeper above 0"),
+                      (["--ledger", str(path), "--deeper", "0.5", "--workers", "0"], "--workers must be at least 1")):
         with pytest.raises(SystemExit):
             evaluate.main(argv)
         assert msg in capsys.readouterr().err
+
+
+def test_games_corrected_in_several_processes_are_the_same_bits(monkeypatch):
+    import training.parallel
+    from training.progress import Progress
+
+    games = [(play_game([make_agent("heuristic"), make_agent("random")], s), ["heuristic", "random"])
+             for s in range(20, 23)]
+    games = [({k: r[k] for k in ("seed", "options", "actions")}, p) for r, p in games]
+    one = [luck.corrected_or_none(r, p, deeper=0.5) for r, p in games]
+    bar = Progress(len(games), show=False)
+    assert luck.corrected_all(games, deeper=0.5, workers=2, progress=bar) == one
+    assert bar.done == 3
+    # the plain correction is quicker than starting a process: it stays in this one
+    monkeypatch.setattr(training.parallel, "Pool", None)
+    assert luck.corrected_all(games, workers=2) == [luck.corrected_or_none(r, p) for r, p in games]
 
 
 _NUMPY_SEES = """
@@ -743,10 +760,27 @@ def test_luck_gain_refuses_the_fitting_seeds_and_a_value_file_that_is_not_one(tm
         lg.main(args + ["--skip", "-1"])
     assert "--skip must be 0 or more" in capsys.readouterr().err
     for extra, msg in ((["--depth", "2"], "--depth applies with deeper above 0"),
-                       (["--deeper", "0.7", "--depth", "4"], "--depth must be a whole number from 1 to 3")):
+                       (["--deeper", "0.7", "--depth", "4"], "--depth must be a whole number from 1 to 3"),
+                       (["--workers", "0"], "--workers must be at least 1")):
         with pytest.raises(SystemExit):
             lg.main(args + extra)
         assert msg in capsys.readouterr().err
+
+
+def test_luck_gain_gives_the_same_rows_in_several_processes(tmp_path):
+    import subprocess
+    import sys
+
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "luck_gain.py")
+    rows = []
+    for workers in ("1", "2"):
+        path = tmp_path / f"{workers}.jsonl"
+        subprocess.run([sys.executable, script, "--pair", "heuristic", "random", "--games", "4", "--seed", "5",
+                        "--deeper", "0.5", "--workers", workers, "--records", str(tmp_path / f"{workers}.rec"),
+                        "--out", str(path)], check=True, capture_output=True, timeout=120)
+        rows.append(path.read_text())
+    assert rows[0] == rows[1] and [json.loads(x)["seed"] for x in rows[0].splitlines()] == [5, 6, 7, 8]
+    assert (tmp_path / "1.rec").read_text() == (tmp_path / "2.rec").read_text()
 
 
 def test_search_reruns_start_from_the_played_bots_memory_and_are_its_choices_with_other_draws():
