@@ -40,6 +40,9 @@ and corrected score, and the steps), so that a long measurement can be run in pi
 summarised with ``--summarise PATH``: ``--skip K --games N`` plays games K to K + N - 1 of the
 sequence that starts at ``--seed`` (the seats and dragons rotate with the game's place in it, so
 pieces with the same ``--seed`` are the games one run would play, and ``--records`` finds them).
+``--compare FIRST SECOND`` pairs two such files' corrections of the same games: each way's ratio,
+the variance of the second's corrected score over the first's with its bootstrap 95% interval
+(seeded: the same figures every time) and their correlation, as docs/luck.md gives them.
 The seeds must stay clear of the value function's fitting seeds (its ``.json``'s ``seeds``); the
 script refuses them.
 """
@@ -210,14 +213,7 @@ def report(rows: list, steps: bool) -> str:
     details = []
     for (a, b, n, ahead, reruns, deeper, depth, replayed), rs in groups.items():
         s = summary(rs)
-        if not ahead:
-            b += " (valued where it stands)"
-        if reruns:
-            b += f" (search decisions corrected, {reruns} reruns)"
-        if deeper:
-            b += f" ({'one event' if depth == 1 else f'{depth} events'} deeper, weight {deeper:g})"
-        if replayed:
-            b += " (search replayed)"
+        b += _how(ahead, reruns, deeper, depth, replayed)
         lines.append(f"| {a} vs {b} | {n} | {s['games']:,} | {s['score']:+.3f} +- {s['ci']:.3f} | "
                      f"{s['corrected']:+.3f} +- {s['corrected_ci']:.3f} | {s['sd']:.3f} | "
                      f"{s['corrected_sd']:.3f} | **{s['ratio']:.2f}** | {s['needed']:,} | "
@@ -239,10 +235,92 @@ def report(rows: list, steps: bool) -> str:
     return "\n".join(lines + [""] + details)
 
 
+def _way(r: dict) -> tuple:
+    """How a row was corrected: (ahead, reruns, deeper, depth, replay_search)."""
+    return (r.get("ahead", False), r.get("reruns", 0), r.get("deeper", 0), r.get("depth", 1),
+            r.get("replay_search", False))
+
+
+def _how(ahead, reruns, deeper, depth, replayed) -> str:
+    """The words a report adds to a pairing for the way its games were corrected."""
+    out = "" if ahead else " (valued where it stands)"
+    if reruns:
+        out += f" (search decisions corrected, {reruns} reruns)"
+    if deeper:
+        out += f" ({'one event' if depth == 1 else f'{depth} events'} deeper, weight {deeper:g})"
+    if replayed:
+        out += " (search replayed)"
+    return out
+
+
+def compare(first: list, second: list, resamples: int = 4000) -> str:
+    """Two ``--out`` files' corrections of the same games, paired: per pairing, each way's SD
+    ratio, the variance of the second's corrected score over the first's with its bootstrap 95%
+    interval (games resampled, the same draws for both; seeded, so the figures repeat) and the two
+    corrected scores' correlation. What docs/luck.md and docs/RESULTS.md give as "the variance is
+    0.887 [0.847, 0.925] of ...". Raises ValueError where the files do not hold the same games."""
+    tables = []
+    for rows in (first, second):
+        by: dict = defaultdict(dict)
+        ways: dict = defaultdict(set)
+        for r in rows:
+            pairing = (r["a"], r["b"], r["players"])
+            by[pairing][(r["seed"], r["seat"])] = r
+            ways[pairing].add(_way(r))
+        for pairing, w in ways.items():
+            if len(w) > 1:
+                raise ValueError(f"{pairing[0]} vs {pairing[1]}: a file holds {len(w)} ways of correcting "
+                                 "these games; compare files of one way each")
+        tables.append((by, ways))
+    (one, ways1), (two, ways2) = tables
+    lines = ["| pairing | players | games | ratio, first | ratio, second | variance, second / first "
+             "(bootstrap 95%) | correlation |", "|---|---|---|---|---|---|---|"]
+    rng = np.random.default_rng(0)
+    for pairing in sorted(set(one) & set(two)):
+        keys = sorted(set(one[pairing]) & set(two[pairing]))
+        if len(keys) < 2:
+            continue
+        raw = np.array([one[pairing][k]["raw"] for k in keys])
+        if not np.array_equal(raw, [two[pairing][k]["raw"] for k in keys]):
+            raise ValueError(f"{pairing[0]} vs {pairing[1]}: the same seeds and seats have other raw scores "
+                             "in the two files: not the same games")
+        x = np.array([one[pairing][k]["corrected"] for k in keys])
+        y = np.array([two[pairing][k]["corrected"] for k in keys])
+        idx = rng.integers(0, len(keys), (resamples, len(keys)))
+        boot = y[idx].var(axis=1, ddof=1) / x[idx].var(axis=1, ddof=1)
+        sd = raw.std(ddof=1) or float("nan")  # games all won, say: no ratio
+        a, b, n = pairing
+        first_how, second_how = (_how(*next(iter(w[pairing]))).strip(" ()").replace(") (", ", ") or "plain"
+                                 for w in (ways1, ways2))
+        lines.append(f"| {a} vs {b}: {first_how}, then {second_how} | {n} | {len(keys):,} | {x.std(ddof=1) / sd:.3f} | "
+                     f"{y.std(ddof=1) / sd:.3f} | **{y.var(ddof=1) / x.var(ddof=1):.3f}** "
+                     f"[{np.quantile(boot, 0.025):.3f}, {np.quantile(boot, 0.975):.3f}] | "
+                     f"{np.corrcoef(x, y)[0, 1]:.3f} |")
+    if len(lines) == 2:
+        raise ValueError("the two files share no pairing's games")
+    return "\n".join(lines)
+
+
 def _sds(dicts: list, n: int) -> list:
     keys = sorted({k for d in dicts for k in d})
     out = [(k, float(np.std([d.get(k, 0.0) for d in dicts], ddof=1))) for k in keys]
     return sorted(out, key=lambda kv: -kv[1])
+
+
+def _rows(ap, path: str) -> list:
+    """The rows of an ``--out`` file, or the parser's error saying why not."""
+    try:
+        with open(path) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        for r in rows:
+            missing = [k for k in ("a", "b", "players", "seed", "seat", "raw", "corrected") if k not in r]
+            if missing:
+                raise KeyError(missing[0])
+    except OSError as e:
+        ap.error(f"cannot read {path!r}: {e.strerror or e}")
+    except (ValueError, TypeError, KeyError) as e:
+        ap.error(f"{path!r} is not a file of luck_gain.py --out rows ({type(e).__name__}: {e})")
+    return rows
 
 
 def check_seeds(seed: int, games: int, model=None) -> None:
@@ -286,11 +364,18 @@ def main(argv=None) -> int:
                     help="processes playing and correcting the games (default 1; the rows are the same)")
     ap.add_argument("--out", help="append one JSON line per game here")
     ap.add_argument("--summarise", metavar="PATH", help="report the games of a --out file")
+    ap.add_argument("--compare", nargs=2, metavar=("FIRST", "SECOND"),
+                    help="two --out files' corrections of the same games, paired (variance of the second's "
+                         "over the first's, bootstrap 95%%)")
     args = ap.parse_args(argv)
     if args.summarise:
-        with open(args.summarise) as f:
-            rows = [json.loads(line) for line in f if line.strip()]
-        print(report(rows, steps=True))
+        print(report(_rows(ap, args.summarise), steps=True))
+        return 0
+    if args.compare:
+        try:
+            print(compare(*(_rows(ap, path) for path in args.compare)))
+        except ValueError as e:
+            ap.error(str(e))
         return 0
     pairs = [tuple(p) for p in args.pair or []]
     if args.check:

@@ -722,7 +722,8 @@ def test_the_scripts_that_correct_games_give_numpy_one_blas_thread(script):
     assert "NUMPY SAW ['3']" in out
 
 
-def test_luck_gain_refuses_the_fitting_seeds_and_a_value_file_that_is_not_one(tmp_path, capsys):
+def _luck_gain():
+    """benchmarks/luck_gain.py as a module of its own."""
     import importlib.util
     import sys
 
@@ -734,6 +735,41 @@ def test_luck_gain_refuses_the_fitting_seeds_and_a_value_file_that_is_not_one(tm
         spec.loader.exec_module(lg)
     finally:
         sys.path.remove(os.path.join(root, "benchmarks"))
+    return lg
+
+
+def test_luck_gain_compares_two_ways_of_correcting_the_same_games(tmp_path, capsys):
+    lg = _luck_gain()
+    args = ["--pair", "heuristic", "heuristic", "--games", "8", "--seed", "40", "--records", str(tmp_path / "r.jsonl")]
+    assert lg.main(args + ["--out", str(tmp_path / "plain.jsonl")]) == 0
+    assert lg.main(args + ["--deeper", "0.5", "--out", str(tmp_path / "deep.jsonl")]) == 0
+    capsys.readouterr()
+    assert lg.main(["--compare", str(tmp_path / "plain.jsonl"), str(tmp_path / "deep.jsonl")]) == 0
+    out = capsys.readouterr().out
+    rows = [[json.loads(x) for x in (tmp_path / f).read_text().splitlines()] for f in ("plain.jsonl", "deep.jsonl")]
+    x, y = (np.array([r["corrected"] for r in rs]) for rs in rows)
+    sd = np.std([r["raw"] for r in rows[0]], ddof=1)
+    assert sd > 0
+    assert (f"| heuristic vs heuristic: plain, then one event deeper, weight 0.5 | 2 | 8 | {x.std(ddof=1) / sd:.3f} | "
+            f"{y.std(ddof=1) / sd:.3f} | **{y.var(ddof=1) / x.var(ddof=1):.3f}** [") in out
+    # seeded: the same interval every time
+    assert lg.main(["--compare", str(tmp_path / "plain.jsonl"), str(tmp_path / "deep.jsonl")]) == 0
+    assert capsys.readouterr().out == out
+    other = tmp_path / "other.jsonl"  # the same seeds and seats, other games
+    other.write_text("".join(json.dumps(dict(r, raw=-r["raw"])) + "\n" for r in rows[1]))
+    both = tmp_path / "both.jsonl"
+    both.write_text((tmp_path / "plain.jsonl").read_text() + (tmp_path / "deep.jsonl").read_text())
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"a": "heuristic"}\n')  # no seed, seat, scores
+    for second, msg in ((other, "not the same games"), (both, "holds 2 ways of correcting"),
+                        (bad, "is not a file of luck_gain.py --out rows"), (tmp_path / "none.jsonl", "cannot read")):
+        with pytest.raises(SystemExit):
+            lg.main(["--compare", str(tmp_path / "plain.jsonl"), str(second)])
+        assert msg in capsys.readouterr().err
+
+
+def test_luck_gain_refuses_the_fitting_seeds_and_a_value_file_that_is_not_one(tmp_path, capsys):
+    lg = _luck_gain()
     lo, hi = luck.default_model().meta["seeds"]
     for seed in (lo, hi - 1, lo - 5):  # a piece that ends inside the range overlaps it too
         with pytest.raises(SystemExit, match="overlap the value function's fitting seeds"):
