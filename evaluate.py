@@ -65,8 +65,9 @@ over the deals both played (each agent's mean on the deal, one difference per de
 corrected, with the interval of that paired difference (``paired``). The ledger summaries give
 each human's score both ways (a person's own decisions are never corrected); ``--deeper W`` takes
 the value in the correction one chance event further on, with weight W (0.7 narrows the intervals
-most, docs/luck.md, "One event deeper"; about half a CPU-second a game), and ``--depth 2`` takes
-it two events further on (narrower still; about 13 CPU-seconds a game of the search bot).
+most, docs/luck.md, "One event deeper"; some 0.2 CPU-seconds a game), and ``--depth 2`` takes
+it two events further on (narrower still; about 3 CPU-seconds a game of the search bot), the games
+shared out over ``--workers`` processes.
 
 Every game with a human is appended to the ledger (default ``results/human_games.jsonl``) as one
 JSON line: the replay (seed, options, actions), the seats, the agents and the result. Without
@@ -169,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"human games ledger (default {DEFAULT_LEDGER}); alone: summarise it")
     p.add_argument("--deeper", type=float, default=0.0, metavar="W",
                    help="summarising a ledger: the luck correction's weight (0 to 1) of the value one chance "
-                        "event further on (docs/luck.md; about twenty times the time of a correction)")
+                        "event further on (docs/luck.md; several times the time of a correction)")
     p.add_argument("--depth", type=int, default=1, metavar="K",
                    help=f"with --deeper: that many chance events further on (1 to {MAX_DEPTH}; about twenty "
                         "times the time for each)")

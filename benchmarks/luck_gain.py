@@ -26,7 +26,7 @@ of zero.
 ``--reruns K`` also corrects the search bot's decisions (evaluation.luck.analyse: its expectation
 estimated by asking it again K times with independent draws; K searches per decision of it).
 ``--deeper W`` mixes the value with its expectation one chance event further on, with weight W
-(evaluation.luck.analyse; about twenty times the time of a correction), and with ``--depth K`` the
+(evaluation.luck.analyse; several times the time of a correction), and with ``--depth K`` the
 mix is taken again at each of that event's outcomes, K events deep (about twenty times the time
 again for each event deeper). ``--replay-search`` looks
 through the search bot's decisions with the bot itself, replayed from its seed (evaluation.luck.analyse,
@@ -354,7 +354,7 @@ def main(argv=None) -> int:
                     help="look through the search bot's decisions with the bot itself, replayed from its seed")
     ap.add_argument("--deeper", type=float, default=0.0, metavar="W",
                     help="weight (0 to 1) of the value's expectation one chance event further on "
-                         "(about twenty times the time)")
+                         "(several times the time)")
     ap.add_argument("--depth", type=int, default=1, metavar="K",
                     help="with --deeper: take the mix again at each outcome of the next event, K events "
                          f"deep (1 to {luck.MAX_DEPTH}; about twenty times the time again for each)")

@@ -448,6 +448,9 @@ class _Tracer:
         deep = self.depth if deep is None else deep
         if advance is None and self.advance is not None:
             advance = self.branch(node.index + 1)
+        through = getattr(self.deeper, "through", None)
+        if deep and through is not None and getattr(advance, "heuristic_only", False):
+            return through(node.game, node.seen, action, force, stop, deep)  # the same, in the core
         while True:
             g = node.game.clone()
             seen = node.seen.copy()

@@ -39,8 +39,8 @@ RANDOM_POLICY = "random"
 # and asks them, as they stood, wherever the game could have gone.
 SEEDED = ("search",)
 # How many chance events deep ``analyse(deeper=W, depth=K)`` may take the value: each event deeper
-# costs about twenty times the one before it (a game of the search bot against the heuristic: 0.03, 0.6
-# and 13 s of CPU at depths 0 (plain), 1 and 2).
+# costs about twenty times the one before it (a game of the search bot against the heuristic, the walk
+# in the core: 0.03, 0.17 and 3.4 s of CPU at depths 0 (plain), 1 and 2, and about a minute at 3).
 MAX_DEPTH = 3
 _MODEL: ValueModel | None = None
 
@@ -77,8 +77,8 @@ def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None,
 def corrected_all(games, deeper: float = 0.0, depth: int = 1, workers: int = 1, progress=None) -> list:
     """:func:`corrected_or_none` of each ``(record, policies)`` of ``games``, in their order.
 
-    With ``deeper``, in ``workers`` processes: a game of the search bot takes some 0.6 s of CPU one
-    event deeper and 13 s two events deeper, so a study's games corrected that way share out over
+    With ``deeper``, in ``workers`` processes: a game of the search bot takes some 0.2 s of CPU one
+    event deeper and 3.4 s two events deeper, so a study's games corrected that way share out over
     a machine's cores; the plain correction (some 30 ms a game, less than a process takes to start)
     stays in this one. Each game's figures are the same bits whatever the number of workers.
     ``progress``, a :class:`training.progress.Progress`, counts the games corrected."""
@@ -245,6 +245,9 @@ class Lookahead:
                 bot.reset(seat, num_players)
             self.bots[seat] = bot
         self.observer = None
+        # every seat but the random bot's played on with the heuristic's choice: what the core's
+        # look-through (_deeper.through) plays too
+        self.heuristic_only = all(isinstance(bot, HeuristicAgent) for bot in self.bots.values())
         self.replays: dict[int, _Replay] = {}
         seeds_ok = isinstance(agent_seeds, (list, tuple)) and len(agent_seeds) == num_players \
             and all(isinstance(x, int) and not isinstance(x, bool) for x in agent_seeds)
@@ -347,6 +350,12 @@ class _Branch:
 
     def __init__(self, owner: Lookahead, stood: dict):
         self.owner, self.stood = owner, stood
+
+    @property
+    def heuristic_only(self) -> bool:
+        """Whether every seat but the random bot's is played on with the heuristic's choice here
+        (no replayed search bot stands on this way)."""
+        return self.owner.heuristic_only and not self.stood
 
     def copy(self) -> "_Branch":
         """The same point, for another way on from it (snapshots are never changed in place)."""
@@ -542,18 +551,57 @@ def deeper_problem(deeper, depth=1) -> str | None:
     return None
 
 
-def _deeper(model: ValueModel, rand, seats, weight: float):
+class _deeper:
     """The ``deeper`` of :func:`evaluation.chance.trace` for :func:`analyse`: V where the engine
-    stopped, mixed with V's expectation over the next event's outcomes."""
+    stopped, mixed with V's expectation over the next event's outcomes (called with the state
+    there, the outcomes and their weights).
 
-    def mix(at, outcomes, weights):
-        n = at[0].num_players
-        cols = None if seats is None else [q for q in seats if 0 <= q < n]
-        v = _values(model, [at] + outcomes, n, rand, cols)
+    :meth:`through` is the tracer's rerun of a move, as many events deep, in the core
+    (``src/havok_core/lookthrough.hpp``), for a look-ahead that plays every seat but the random
+    bot's with the heuristic's choice: it values and mixes what the core makes with the same
+    arithmetic, to the same bits (tests/test_luck.py), in a small part of the time."""
+
+    def __init__(self, model: ValueModel, rand, seats, weight: float):
+        self.model, self.rand, self.seats, self.weight = model, sorted(rand), seats, weight
+
+    def _cols(self, n: int):
+        return None if self.seats is None else [q for q in self.seats if 0 <= q < n]
+
+    def _mix(self, v: np.ndarray, weights) -> list:
         w = np.asarray(weights, dtype=np.float64)
-        return list((1.0 - weight) * v[0] + weight * ((w / w.sum()) @ v[1:]))
+        return list((1.0 - self.weight) * v[0] + self.weight * ((w / w.sum()) @ v[1:]))
 
-    return mix
+    def __call__(self, at, outcomes, weights) -> list:
+        n = at[0].num_players
+        return self._mix(_values(self.model, [at] + outcomes, n, self.rand, self._cols(n)), weights)
+
+    def through(self, game, seen, action, force, stop: int, deep: int) -> list:
+        """What :meth:`evaluation.chance._Tracer.rerun` gives for the move from ``game`` (at a
+        decision, or before its first move where ``action`` is None) with the Havok cards ``seen``
+        there, ``deep`` events deep: the value per seat, as :meth:`__call__` makes it."""
+        from agents.heuristic import check_judged
+        from agents.value import layout
+        from havok_env import _core
+
+        check_judged(game.cards)
+        root, kind, a, b, kids, weights, rewards, rows = _core.look_through(
+            layout(game.cards).core, game._core, seen.top, seen.bottom, seen.size, -1 if action is None else action,
+            list(force), stop, deep, self.rand, game.END, game.OPTION)
+        n = game.num_players
+        leaves = constant_sum(self.model.predict(rows).reshape(-1, n), n) if len(rows) else None
+        other = None if self.seats is None else [q for q in range(n) if q not in self._cols(n)]
+
+        def value(i: int):
+            if kind[i] == 0:
+                return leaves[a[i]]
+            if kind[i] == 1:
+                return rewards[a[i]:a[i] + n]
+            v = np.array([value(j) for j in kids[a[i]:a[i] + b[i]]], dtype=np.float64)
+            if other is not None:  # as _values leaves them
+                v[:, other] = 0.0
+            return self._mix(v, weights[a[i] + 1:a[i] + b[i]])
+
+        return list(value(root))
 
 
 def _steps(tr, model, policies, expected, actual, rand, seats=None) -> list:

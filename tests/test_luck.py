@@ -270,6 +270,31 @@ def test_one_event_deeper_is_the_mix_of_the_value_and_its_expectation_over_the_n
             luck.analyse(rec, specs, model, deeper=bad)
 
 
+@pytest.mark.parametrize("specs, seed, depth, kinds, seats", [
+    (["heuristic", "random"], 33, 1, {"look", "decision"}, None),  # a look, a card put back under the deck
+    (["heuristic", "random"], 33, 2, {"look", "decision"}, [1]),
+    (["heuristic", "random", "random", "random"], 30, 1, {"coin", "look", "decision"}, [0, 2]),
+    (["search", "heuristic"], 31, 1, {"flip", "draw"}, None),  # the search bot's seat: the heuristic's choice
+])
+def test_the_cores_look_through_gives_the_tracers_own_bits(specs, seed, depth, kinds, seats, monkeypatch):
+    """Deeper, a look-ahead that plays every seat but the random bot's with the heuristic's choice
+    is walked in the core (``_deeper.through``, src/havok_core/lookthrough.cpp); the Python tracer
+    is its definition: every correction and step is the same bits either way."""
+    rec = record(["heuristic" if s == "search" else s for s in specs], seed)
+    assert kinds <= {ev.kind for ev in chance.trace(rec, luck.random_seats(specs)).events}
+    walked, real = [], luck._deeper.through
+    monkeypatch.setattr(luck._deeper, "through", lambda self, *a: walked.append(1) or real(self, *a))
+    core = luck.analyse(rec, specs, steps=True, deeper=0.7, depth=depth, seats=seats)
+    assert len(walked) > 20
+    monkeypatch.setattr(luck._deeper, "through", None)  # the tracer's own walk
+    python = luck.analyse(rec, specs, steps=True, deeper=0.7, depth=depth, seats=seats)
+    for x, y in ((core.corrected, python.corrected), (core.corrections, python.corrections),
+                 (core.expected, python.expected)):
+        assert np.array_equal(x, y, equal_nan=True)
+    assert [(k, q) for k, q, _ in core.steps] == [(k, q) for k, q, _ in python.steps]
+    assert all(np.array_equal(x, y, equal_nan=True) for (_, _, x), (_, _, y) in zip(core.steps, python.steps))
+
+
 def test_two_events_deeper_is_the_mix_taken_again_at_every_outcome_of_the_next_event():
     """``depth=2``: wherever the value is taken, it is (1 - W) V + W times the mean, over the next
     event's outcomes, of each outcome's own one-event-deeper value: (1 - W) V + W (1 - W) E[V]

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "heuristic.hpp"
+#include "lookthrough.hpp"
 #include "py_bind.hpp"
 #include "py_data.hpp"
 #include "py_game.hpp"
@@ -300,6 +301,37 @@ void bind_value(nb::module_& m) {
           nb::arg("seats").none() = nb::none(),
           "The luck correction's value features of a list of (state, top_seen) pairs of one player "
           "count: one row per seat of each state, or per seat of ``seats`` (agents/value.py).");
+
+    m.def("look_through", [](const PyValueLayout& L, const PyGame& base, int top, int bottom, int size,
+                             int action, std::vector<std::pair<int, int>> force, int stop, int deep,
+                             const std::vector<int>& random_seats, int end_action, int option_base) {
+        const int n = base.g->state().n;
+        unsigned random = 0;
+        for (int q : random_seats) {
+            if (q < 0 || q >= n) bad("random seat " + std::to_string(q) + " is not a seat of the game");
+            random |= 1u << q;
+        }
+        if (deep < 0 || stop < 0) bad("look_through takes a depth and a stop of 0 or more");
+        if (base.stopped) bad("look_through runs from a decision, not from a game left mid-move");
+        auto t = std::make_unique<LookTree>();
+        int root;
+        {
+            nb::gil_scoped_release nogil;
+            LookThrough walk(*L.cards, L.layout, random, end_action, option_base, *t);
+            root = walk.rerun(*base.g, SeenCards{top, bottom, size}, action, std::move(force), stop, deep);
+        }
+        const size_t width = static_cast<size_t>(L.layout.size);
+        const size_t count = t->rows.size() / std::max<size_t>(width, 1);
+        float* data = new float[std::max<size_t>(t->rows.size(), 1)];
+        std::copy(t->rows.begin(), t->rows.end(), data);
+        nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<float*>(p); });
+        return nb::make_tuple(root, t->kind, t->a, t->b, t->kids, t->weights, t->rewards,
+                              FeatureRows(data, {count, width}, owner));
+    }, nb::arg("layout"), nb::arg("base"), nb::arg("top"), nb::arg("bottom"), nb::arg("size"), nb::arg("action"),
+       nb::arg("force"), nb::arg("stop"), nb::arg("deep"), nb::arg("random_seats"), nb::arg("end_action"),
+       nb::arg("option_base"),
+       "evaluation/chance.py's rerun, chance events deeper, with every seat but the random bot's played on "
+       "with the heuristic's choice (lookthrough.hpp): (root, kind, a, b, kids, weights, rewards, rows).");
 
     nb::class_<LeafValue>(m, "LeafValue", "A search's value of an unfinished rollout's last state.");
     nb::class_<NetLeaf, LeafValue>(m, "NetLeaf")
