@@ -246,7 +246,7 @@ class Lookahead:
             self.bots[seat] = bot
         self.observer = None
         # every seat but the random bot's played on with the heuristic's choice: what the core's
-        # look-through (_deeper.through) plays too
+        # look-through (_Deeper.through) plays too
         self.heuristic_only = all(isinstance(bot, HeuristicAgent) for bot in self.bots.values())
         self.replays: dict[int, _Replay] = {}
         seeds_ok = isinstance(agent_seeds, (list, tuple)) and len(agent_seeds) == num_players \
@@ -505,7 +505,7 @@ def analyse(record: dict, policies=(), model: ValueModel | None = None, steps: b
         advance = lookahead(policies, n, record if replay_search else None, agent_seeds)
     sample = resamplers(policies, n, record.get("seed") if isinstance(record, dict) else None, reruns)
     tr = trace(record, rand, check=steps, advance=advance, sample=sample,
-               deeper=_deeper(model, rand, seats, deeper) if deeper else None, depth=depth)
+               deeper=_Deeper(model, rand, seats, deeper) if deeper else None, depth=depth)
     if tr.rewards is None:
         raise TraceError("the record stops before the end of the game")
     n = tr.num_players
@@ -551,7 +551,7 @@ def deeper_problem(deeper, depth=1) -> str | None:
     return None
 
 
-class _deeper:
+class _Deeper:
     """The ``deeper`` of :func:`evaluation.chance.trace` for :func:`analyse`: V where the engine
     stopped, mixed with V's expectation over the next event's outcomes (called with the state
     there, the outcomes and their weights).
@@ -578,7 +578,8 @@ class _deeper:
     def through(self, game, seen, action, force, stop: int, deep: int) -> list:
         """What :meth:`evaluation.chance._Tracer.rerun` gives for the move from ``game`` (at a
         decision, or before its first move where ``action`` is None) with the Havok cards ``seen``
-        there, ``deep`` events deep: the value per seat, as :meth:`__call__` makes it."""
+        there, ``deep`` events deep: the value per seat, as :meth:`__call__` makes it (or as
+        :func:`_values` makes it of the one state where the walk ends, or the final rewards)."""
         from agents.heuristic import check_judged
         from agents.value import layout
         from havok_env import _core

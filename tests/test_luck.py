@@ -228,7 +228,7 @@ def test_one_event_deeper_keeps_the_first_flip_draw_and_random_decision_correcti
     rand = [players - 1]
     advance = luck.lookahead(list(specs), players)
     model = random_model(6)
-    deeper = luck._deeper(model, rand, None, 0.5)
+    deeper = luck._Deeper(model, rand, None, 0.5)
     rec = {"seed": 50 + players, "options": {"num_players": players, "dragons": None}, "actions": []}
     flips = [correction_table(rec, first("flip"), swap("havok", 0, j), model, rand, advance, deeper, depth)
              for j in range(deck_sizes(players)[0])]
@@ -257,7 +257,7 @@ def test_one_event_deeper_is_the_mix_of_the_value_and_its_expectation_over_the_n
     assert np.abs(deep.corrected - shallow.corrected).max() > 1e-3
     assert np.allclose(sum(v for _, _, v in deep.steps), deep.corrected, atol=1e-9)
     # where the engine stops before a flip, the deeper value is V's mean over the cards that could come
-    tr = chance.trace(rec, [1], advance=luck.lookahead(specs, 2), deeper=luck._deeper(model, [1], None, 1.0))
+    tr = chance.trace(rec, [1], advance=luck.lookahead(specs, 2), deeper=luck._Deeper(model, [1], None, 1.0))
     i = next(i for i, e in enumerate(tr.events) if e.kind == "flip" and isinstance(e.after[e.actual], list))
     plain = chance.trace(rec, [1], advance=luck.lookahead(specs, 2))
     assert [e.kind for e in plain.events] == [e.kind for e in tr.events]
@@ -278,15 +278,15 @@ def test_one_event_deeper_is_the_mix_of_the_value_and_its_expectation_over_the_n
 ])
 def test_the_cores_look_through_gives_the_tracers_own_bits(specs, seed, depth, kinds, seats, monkeypatch):
     """Deeper, a look-ahead that plays every seat but the random bot's with the heuristic's choice
-    is walked in the core (``_deeper.through``, src/havok_core/lookthrough.cpp); the Python tracer
+    is walked in the core (``_Deeper.through``, src/havok_core/lookthrough.cpp); the Python tracer
     is its definition: every correction and step is the same bits either way."""
     rec = record(["heuristic" if s == "search" else s for s in specs], seed)
     assert kinds <= {ev.kind for ev in chance.trace(rec, luck.random_seats(specs)).events}
-    walked, real = [], luck._deeper.through
-    monkeypatch.setattr(luck._deeper, "through", lambda self, *a: walked.append(1) or real(self, *a))
+    walked, real = [], luck._Deeper.through
+    monkeypatch.setattr(luck._Deeper, "through", lambda self, *a: walked.append(1) or real(self, *a))
     core = luck.analyse(rec, specs, steps=True, deeper=0.7, depth=depth, seats=seats)
     assert len(walked) > 20
-    monkeypatch.setattr(luck._deeper, "through", None)  # the tracer's own walk
+    monkeypatch.setattr(luck._Deeper, "through", None)  # the tracer's own walk
     python = luck.analyse(rec, specs, steps=True, deeper=0.7, depth=depth, seats=seats)
     for x, y in ((core.corrected, python.corrected), (core.corrections, python.corrections),
                  (core.expected, python.expected)):
@@ -306,7 +306,7 @@ def test_two_events_deeper_is_the_mix_taken_again_at_every_outcome_of_the_next_e
     advance = luck.lookahead(specs, 2)
 
     def values(weight, depth):
-        deeper = luck._deeper(model, [1], None, weight) if weight else None
+        deeper = luck._Deeper(model, [1], None, weight) if weight else None
         tr = chance.trace(rec, [1], advance=advance, deeper=deeper, depth=depth)
         return [luck._values(model, ev.after, 2, [1]) for ev in tr.events]
 
