@@ -206,8 +206,7 @@ def summary(rows: list) -> dict:
 def report(rows: list, steps: bool) -> str:
     groups = defaultdict(list)
     for r in rows:
-        groups[(r["a"], r["b"], r["players"], r.get("ahead", False), r.get("reruns", 0), r.get("deeper", 0),
-                r.get("depth", 1), r.get("replay_search", False))].append(r)
+        groups[(r["a"], r["b"], r["players"], *_way(r))].append(r)
     lines = ["| pairing | players | games | score (raw) | corrected | SD raw | SD corrected | ratio | "
              "games for +-3 points: raw | corrected |", "|---|---|---|---|---|---|---|---|---|---|"]
     details = []
@@ -258,7 +257,7 @@ def compare(first: list, second: list, resamples: int = 4000) -> str:
     ratio, the variance of the second's corrected score over the first's with its bootstrap 95%
     interval (games resampled, the same draws for both; seeded, so the figures repeat) and the two
     corrected scores' correlation. What docs/luck.md and docs/RESULTS.md give as "the variance is
-    0.887 [0.847, 0.925] of ...". Raises ValueError where the files do not hold the same games."""
+    0.887 [0.847, 0.926] of ...". Raises ValueError where the files do not hold the same games."""
     tables = []
     for rows in (first, second):
         by: dict = defaultdict(dict)

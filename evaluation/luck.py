@@ -82,22 +82,18 @@ def corrected_all(games, deeper: float = 0.0, depth: int = 1, workers: int = 1, 
     a machine's cores; the plain correction (some 30 ms a game, less than a process takes to start)
     stays in this one. Each game's figures are the same bits whatever the number of workers.
     ``progress``, a :class:`training.progress.Progress`, counts the games corrected."""
+    import contextlib
+
+    from training.parallel import Pool
+
     jobs = [(record, list(policies or ()), deeper, depth) for record, policies in games]
     if unavailable() is not None:
         return [None] * len(jobs)
-    if not deeper or workers <= 1 or len(jobs) < 2:
-        out = []
-        for job in jobs:
-            out.append(_corrected_job(job))
-            if progress is not None:
-                progress.update()
-        return out
-    from training.parallel import Pool
-
+    parallel = bool(deeper) and workers > 1 and len(jobs) > 1
     out = []
     # spawned, not forked: the arena serves from threads, and a fork copies none of them
-    with Pool(min(workers, len(jobs)), context="spawn") as pool:
-        for got in pool.imap(_corrected_job, jobs):
+    with Pool(min(workers, len(jobs)), context="spawn") if parallel else contextlib.nullcontext() as pool:
+        for got in pool.imap(_corrected_job, jobs) if parallel else map(_corrected_job, jobs):
             out.append(got)
             if progress is not None:
                 progress.update()

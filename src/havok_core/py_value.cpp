@@ -321,12 +321,12 @@ void bind_value(nb::module_& m) {
             root = walk.rerun(*base.g, SeenCards{top, bottom, size}, action, std::move(force), stop, deep);
         }
         const size_t width = static_cast<size_t>(L.layout.size);
-        const size_t count = t->rows.size() / std::max<size_t>(width, 1);
-        float* data = new float[std::max<size_t>(t->rows.size(), 1)];
-        std::copy(t->rows.begin(), t->rows.end(), data);
-        nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<float*>(p); });
+        // the rows go to Python as they lie (tens of megabytes three events deep), owned by the array
+        auto* rows = new std::vector<float>(std::move(t->rows));
+        rows->reserve(1);  // a buffer even where no state was met (only final rewards)
+        nb::capsule owner(rows, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
         return nb::make_tuple(root, t->kind, t->a, t->b, t->kids, t->weights, t->rewards,
-                              FeatureRows(data, {count, width}, owner));
+                              FeatureRows(rows->data(), {rows->size() / std::max<size_t>(width, 1), width}, owner));
     }, nb::arg("layout"), nb::arg("base"), nb::arg("top"), nb::arg("bottom"), nb::arg("size"), nb::arg("action"),
        nb::arg("force"), nb::arg("stop"), nb::arg("deep"), nb::arg("random_seats"), nb::arg("end_action"),
        nb::arg("option_base"),
