@@ -149,7 +149,10 @@ def constant_sum(v: np.ndarray, n: int) -> np.ndarray:
     v = np.asarray(v, np.float64)
     if n == 2:  # the same, written so that the two seats' values are exactly each other's negative
         return (v - v[:, [1, 0]]) / 2.0
-    return v - (v.sum(axis=1, keepdims=True) - (2 - n)) / n
+    total = v[:, 0]
+    for q in range(1, n):  # seat by seat, as the core's walk adds them
+        total = total + v[:, q]
+    return v - ((total - (2 - n)) / n)[:, None]
 
 
 def _values(model: ValueModel, states: list, n: int, random=(), seats=None) -> np.ndarray:
@@ -554,18 +557,25 @@ class _Deeper:
 
     :meth:`through` is the tracer's rerun of a move, as many events deep, in the core
     (``src/havok_core/lookthrough.hpp``), for a look-ahead that plays every seat but the random
-    bot's with the heuristic's choice: it values and mixes what the core makes with the same
-    arithmetic, to the same bits (tests/test_luck.py), in a small part of the time."""
+    bot's with the heuristic's choice: walked, valued and mixed there with the same arithmetic, to
+    the same bits (tests/test_luck.py), in a small part of the time, each state met valued once."""
 
     def __init__(self, model: ValueModel, rand, seats, weight: float):
         self.model, self.rand, self.seats, self.weight = model, sorted(rand), seats, weight
+        self._valuer = None  # the core's, made at the first walk (it needs the game's card set)
 
     def _cols(self, n: int):
         return None if self.seats is None else [q for q in self.seats if 0 <= q < n]
 
     def _mix(self, v: np.ndarray, weights) -> list:
+        # every product and sum on its own, the outcomes in order: the core's walk mixes with the
+        # same operations (a matrix product would leave the order, and the bits, to the BLAS)
         w = np.asarray(weights, dtype=np.float64)
-        return list((1.0 - self.weight) * v[0] + self.weight * ((w / w.sum()) @ v[1:]))
+        p = w / w.sum()  # whole counts: their sum is exact in any order
+        e = p[0] * v[1]
+        for i in range(1, len(p)):
+            e = e + p[i] * v[i + 1]
+        return list((1.0 - self.weight) * v[0] + self.weight * e)
 
     def __call__(self, at, outcomes, weights) -> list:
         n = at[0].num_players
@@ -580,25 +590,15 @@ class _Deeper:
         from agents.value import layout
         from havok_env import _core
 
-        check_judged(game.cards)
-        root, kind, a, b, kids, weights, rewards, rows = _core.look_through(
-            layout(game.cards).core, game._core, seen.top, seen.bottom, seen.size, -1 if action is None else action,
-            list(force), stop, deep, self.rand, game.END, game.OPTION)
         n = game.num_players
-        leaves = constant_sum(self.model.predict(rows).reshape(-1, n), n) if len(rows) else None
-        other = None if self.seats is None else [q for q in range(n) if q not in self._cols(n)]
-
-        def value(i: int):
-            if kind[i] == 0:
-                return leaves[a[i]]
-            if kind[i] == 1:
-                return rewards[a[i]:a[i] + n]
-            v = np.array([value(j) for j in kids[a[i]:a[i] + b[i]]], dtype=np.float64)
-            if other is not None:  # as _values leaves them
-                v[:, other] = 0.0
-            return self._mix(v, weights[a[i] + 1:a[i] + b[i]])
-
-        return list(value(root))
+        if self._valuer is None:
+            check_judged(game.cards)
+            cols = self._cols(n)
+            self._valuer = _core.LookValuer(layout(game.cards).core, self.model.net, n, self.rand,
+                                            list(range(n)) if cols is None else cols, self.weight,
+                                            game.END, game.OPTION)
+        return self._valuer.value(game._core, seen.top, seen.bottom, seen.size, -1 if action is None else action,
+                                  list(force), stop, deep)
 
 
 def _steps(tr, model, policies, expected, actual, rand, seats=None) -> list:

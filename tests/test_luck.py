@@ -295,6 +295,47 @@ def test_the_cores_look_through_gives_the_tracers_own_bits(specs, seed, depth, k
     assert all(np.array_equal(x, y, equal_nan=True) for (_, _, x), (_, _, y) in zip(core.steps, python.steps))
 
 
+def test_the_cores_walk_values_each_state_once_and_refuses_what_does_not_fit():
+    """The core's valuer keeps each state's values for the game (a state met again, by another way
+    or another walk, is not valued again): walking the same move again values nothing new and gives
+    the same bits; a valuer that cannot fit the game is refused with our error."""
+    from havok_env import _core
+
+    specs = ["heuristic", "random"]
+    rec = record(specs, 33)
+    model = luck.default_model()
+    deeper = luck._Deeper(model, [1], None, 0.7)
+    g = Game(seed=rec["seed"], **rec["options"])
+    for a in rec["actions"]:  # to a move with events after it (as if no card had been seen: any will do)
+        seen = chance._Seen(0, 0, len(g.s.havok))
+        first = deeper.through(g, seen, a, [], 0, 2)
+        if deeper._valuer.kept > 100:
+            break
+        g.apply(a)
+    kept = deeper._valuer.kept
+    assert kept > 100
+    assert deeper.through(g, seen, a, [], 0, 2) == first
+    assert deeper._valuer.kept == kept  # every state met was valued the first time
+    lay = layout(g.cards).core
+    for args, match in [((lay, model.net, 2, [2], [0, 1], 0.7), "random seat 2 is not a seat"),
+                        ((lay, model.net, 2, [], [0, 3], 0.7), "valued seat 3 is not a seat"),
+                        ((lay, model.net, 5, [], [0], 0.7), "2 to 4 players, not 5"),
+                        ((lay, model.net, 2, [], [0, 1], 1.5), "weight is from 0 to 1"),
+                        ((lay, model.net, 2, [], [0, 1], float("nan")), "weight is from 0 to 1"),
+                        ((lay, random_model().net, 2, [], [0, 1], 0.7), None),
+                        ((model.net, lay, 2, [], [0, 1], 0.7), "made of a ValueLayout and a ValueNet")]:
+        if match is None:  # a network of the layout's width is fine, whatever its hidden layers
+            _core.LookValuer(*args, g.END, g.OPTION)
+            continue
+        with pytest.raises(_core.CoreError, match=match):
+            _core.LookValuer(*args, g.END, g.OPTION)
+    four = Game(seed=1, num_players=4)
+    with pytest.raises(_core.CoreError, match="made for another number of players"):
+        deeper._valuer.value(four._core, 0, 0, len(four.s.havok), four.legal_actions()[0], [], 0, 1)
+    with pytest.raises(_core.CoreError, match="a depth and a stop of 0 or more"):
+        deeper._valuer.value(g._core, 0, 0, len(g.s.havok), a, [], 0, -1)
+
+
 def test_two_events_deeper_is_the_mix_taken_again_at_every_outcome_of_the_next_event():
     """``depth=2``: wherever the value is taken, it is (1 - W) V + W times the mean, over the next
     event's outcomes, of each outcome's own one-event-deeper value: (1 - W) V + W (1 - W) E[V]

@@ -36,7 +36,10 @@ void Game::run_chance(ChanceRun& run, int action) {
     }
 }
 
+// After a stop with keep_stop the run is detached (chance_ is null): the points the move meets
+// before its end are played as they come, not listed.
 int Game::chance_begin(int kind, int seat, int range) {
+    if (!chance_) return -1;
     ChanceRun& run = *chance_;
     const int i = static_cast<int>(run.points.size());
     ChancePoint pt;
@@ -45,11 +48,18 @@ int Game::chance_begin(int kind, int seat, int range) {
     pt.range = range;
     run.points.push_back(pt);  // a stop's point is listed too: the run's last, its outcome unknown
     if (run.keep_states) run.before.push_back(s_);
-    if (i == run.stop) throw ChanceStop{};
+    if (i == run.stop) {
+        if (!run.keep_stop) throw ChanceStop{};
+        run.at_stop = s_;
+        run.stopped = true;
+        chance_ = nullptr;
+        return -1;
+    }
     return i;
 }
 
 int Game::chance_force(int point, int range) {
+    if (!chance_) return -1;
     ChanceRun& run = *chance_;
     run.points[point].range = range;
     for (const auto& [at, j] : run.force)
@@ -63,6 +73,7 @@ int Game::chance_force(int point, int range) {
 }
 
 void Game::chance_end(int point, int outcome) {
+    if (!chance_) return;
     ChanceRun& run = *chance_;
     run.points[point].outcome = outcome;
     if (run.keep_states) run.after.push_back(run.points[point].kind == CH_COIN ? State{} : s_);

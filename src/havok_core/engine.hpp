@@ -144,6 +144,13 @@ struct ChanceRun {
     bool keep_states = false;      // keep the state before every point and after every flip or draw
     std::vector<ChancePoint> points;
     std::vector<State> before, after;  // with keep_states; after: empty states for coins
+    // With ``keep_stop``, the state at the stop is copied to ``at_stop`` and the move goes on to its
+    // end unwatched (each chance point as it comes), rather than being cut short by an exception:
+    // the game is left at the move's end. A walk that reruns a move for every outcome of its
+    // chance points and reads only the state at the stop spends a third of its time unwinding
+    // otherwise.
+    bool keep_stop = false;
+    State at_stop;
     bool stopped = false;
 };
 

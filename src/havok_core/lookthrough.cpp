@@ -1,7 +1,11 @@
 // The luck tracer's look-through in the core (lookthrough.hpp): evaluation/chance.py's
-// _Tracer.rerun and spread, with evaluation.luck.Lookahead's choice for heuristic seats.
+// _Tracer.rerun and spread, with evaluation.luck.Lookahead's choice for heuristic seats, valued and
+// mixed as evaluation.luck._Deeper does. Compiled with -ffp-contract=off: each product and sum of
+// the mix is rounded on its own, as numpy's are.
 #include "lookthrough.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -33,7 +37,7 @@ void SeenCards::put_under(const State& s, int action, int end_action, int option
 }
 
 // Lookahead.choose: the action played on at g's decision, or -1 where the value is taken
-int LookThrough::choose(const Game& g) {
+int LookValuer::choose(const Game& g) {
     const State& s = g.state();
     if (!s.has_pending || s.pending.purpose == P_BOTTOM) return -1;
     if (s.pending.choices.size() == 1) return s.pending.choices[0];
@@ -42,19 +46,67 @@ int LookThrough::choose(const Game& g) {
     return bot_.choose(SeatKnowledge(g, s.pending.player));
 }
 
-int LookThrough::leaf(const Game& g, int top) {
-    const State& s = g.state();
-    const size_t size = static_cast<size_t>(layout_.size);
-    const size_t at = t_.rows.size();
-    t_.rows.resize(at + static_cast<size_t>(s.n) * size);
-    value_features(cards_, layout_, s, top, random_, t_.rows.data() + at);
+namespace {
+
+uint64_t avalanche(uint64_t x) {  // SplitMix64's finaliser
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+}  // namespace
+
+int LookValuer::leaf(const State& s, int top) {
+    const size_t width = static_cast<size_t>(layout_.size), count = static_cast<size_t>(s.n) * width;
+    const size_t at = rows_.size();
+    rows_.resize(at + count);
+    float* row = rows_.data() + at;
+    value_features(cards_, layout_, s, top, random_, row);
+    // two 64-bit hashes of the rows' nonzero entries (the rows are sparse), each of (position,
+    // bits), with different multipliers and rotations: two different states' rows are taken for
+    // the same with a chance of about 2^-128 a pair, far below anything a game's few million
+    // states could meet. The nonzero entries are listed first, eight at a time where all eight are
+    // zero (about one entry in nine is nonzero, in runs), else without a branch on each.
+    nz_.resize(count);
+    size_t k = 0;
+    for (size_t i = 0; i < count; i += 8) {
+        const size_t e = std::min(i + 8, count);
+        if (e == i + 8) {
+            uint64_t w[4];
+            std::memcpy(w, row + i, sizeof w);
+            if (((w[0] | w[1] | w[2] | w[3]) & 0x7fffffff7fffffffULL) == 0) continue;  // +0 or -0
+        }
+        for (size_t j = i; j < e; ++j) {
+            nz_[k] = static_cast<uint32_t>(j);
+            k += row[j] != 0.0f;
+        }
+    }
+    uint64_t h1 = 0x243f6a8885a308d3ULL ^ count, h2 = 0x13198a2e03707344ULL + count;
+    for (size_t t = 0; t < k; ++t) {
+        uint32_t bits;
+        std::memcpy(&bits, row + nz_[t], sizeof bits);
+        const uint64_t x = static_cast<uint64_t>(bits) << 32 | nz_[t];
+        h1 = (h1 ^ x) * 0x9e3779b97f4a7c15ULL;
+        h1 = h1 << 31 | h1 >> 33;
+        h2 = (h2 + x) * 0xd6e8feb86659fd93ULL;
+        h2 = h2 << 27 | h2 >> 37;
+    }
+    h1 = avalanche(h1);
+    h2 = avalanche(h2 ^ k);
+    const auto [it, added] = table_.try_emplace(Key{h1, h2}, static_cast<int>(values_.size()));
+    if (added)
+        values_.emplace_back();
+    else
+        rows_.resize(at);  // valued already, or to be with the others met in this walk
     t_.kind.push_back(LookTree::LEAF);
-    t_.a.push_back(t_.leaves++);
+    t_.a.push_back(it->second);
     t_.b.push_back(0);
     return static_cast<int>(t_.kind.size()) - 1;
 }
 
-int LookThrough::rewards(const Game& g) {
+int LookValuer::rewards(const Game& g) {
     float r[MAX_PLAYERS];
     final_rewards(g.state(), r);
     t_.kind.push_back(LookTree::REWARDS);
@@ -64,7 +116,7 @@ int LookThrough::rewards(const Game& g) {
     return static_cast<int>(t_.kind.size()) - 1;
 }
 
-int LookThrough::event(int at, const std::vector<int>& outcomes, const std::vector<double>& weights) {
+int LookValuer::event(int at, const std::vector<int>& outcomes, const std::vector<double>& weights) {
     t_.kind.push_back(LookTree::EVENT);
     t_.a.push_back(static_cast<int>(t_.kids.size()));
     t_.b.push_back(static_cast<int>(outcomes.size()) + 1);
@@ -77,7 +129,7 @@ int LookThrough::event(int at, const std::vector<int>& outcomes, const std::vect
     return static_cast<int>(t_.kind.size()) - 1;
 }
 
-std::unique_ptr<Game> LookThrough::copy_of(const Game& g) {
+std::unique_ptr<Game> LookValuer::copy_of(const Game& g) {
     if (spare_.empty()) return std::make_unique<Game>(g);
     std::unique_ptr<Game> out = std::move(spare_.back());
     spare_.pop_back();
@@ -85,12 +137,90 @@ std::unique_ptr<Game> LookThrough::copy_of(const Game& g) {
     return out;
 }
 
-int LookThrough::rerun(const Game& node, const SeenCards& node_seen, int action,
+// evaluation.luck.constant_sum of the network's values of the states met in this walk
+void LookValuer::value_fresh() {
+    const size_t width = static_cast<size_t>(layout_.size), n = static_cast<size_t>(n_);
+    const size_t count = rows_.size() / width;
+    std::vector<float> v(count);
+    if (count) net_.predict(rows_.data(), count, v.data());
+    for (size_t e = 0; e * n < count; ++e) {
+        const float* x = v.data() + e * n;
+        SeatValues& out = values_[fresh_ + e];
+        out.fill(0.0);
+        if (n == 2) {  // half the difference: the two seats' values exactly each other's negative
+            const double a = x[0], b = x[1];
+            out[0] = (a - b) / 2.0;
+            out[1] = (b - a) / 2.0;
+            continue;
+        }
+        double total = x[0];
+        for (size_t q = 1; q < n; ++q) total = total + static_cast<double>(x[q]);
+        const double share = (total - static_cast<double>(2 - n_)) / static_cast<double>(n_);
+        for (size_t q = 0; q < n; ++q) out[q] = static_cast<double>(x[q]) - share;
+    }
+    rows_.clear();
+    fresh_ = values_.size();
+}
+
+// _Deeper.through's mixing of the tree, node by node in the order they were made (children first)
+SeatValues LookValuer::mix(int root) {
+    std::vector<SeatValues> at(t_.kind.size());
+    std::vector<double> p;
+    for (size_t i = 0; i <= static_cast<size_t>(root); ++i) {
+        SeatValues& v = at[i];
+        if (t_.kind[i] == LookTree::LEAF) {
+            v = values_[static_cast<size_t>(t_.a[i])];
+        } else if (t_.kind[i] == LookTree::REWARDS) {
+            v.fill(0.0);
+            for (int q = 0; q < n_; ++q) v[q] = t_.rewards[static_cast<size_t>(t_.a[i] + q)];
+        } else {
+            // (1 - W) V + W times the outcomes' values weighted by their probabilities, summed in
+            // order; the seats not counted are 0 (_values)
+            const int first = t_.a[i], k = t_.b[i] - 1;
+            double total = 0.0;
+            for (int j = 1; j <= k; ++j) total = total + t_.weights[static_cast<size_t>(first + j)];
+            p.resize(static_cast<size_t>(k));
+            for (int j = 0; j < k; ++j) p[j] = t_.weights[static_cast<size_t>(first + 1 + j)] / total;
+            const SeatValues& v0 = at[static_cast<size_t>(t_.kids[static_cast<size_t>(first)])];
+            v.fill(0.0);
+            for (int q = 0; q < n_; ++q) {
+                if (!(counted_ >> q & 1u)) continue;
+                double e = p[0] * at[static_cast<size_t>(t_.kids[static_cast<size_t>(first + 1)])][q];
+                for (int j = 1; j < k; ++j) e = e + p[j] * at[static_cast<size_t>(t_.kids[static_cast<size_t>(first + 1 + j)])][q];
+                v[q] = (1.0 - weight_) * v0[q] + weight_ * e;
+            }
+        }
+    }
+    return at[static_cast<size_t>(root)];
+}
+
+SeatValues LookValuer::value(const Game& base, const SeenCards& seen, int action,
+                             std::vector<std::pair<int, int>> force, int stop, int deep) {
+    if (values_.size() > MAX_KEPT) {  // between walks: every entry is valued
+        table_.clear();
+        values_.clear();
+        fresh_ = 0;
+    }
+    t_.clear();
+    const int root = rerun(base, seen, action, std::move(force), stop, deep);
+    value_fresh();
+    return mix(root);
+}
+
+int LookValuer::rerun(const Game& node, const SeenCards& node_seen, int action,
                        std::vector<std::pair<int, int>> force, int stop, int deep) {
     const Game* base = &node;
     Scratch owned{*this, nullptr};  // the base once the walk has played on from ``node``
     SeenCards base_seen = node_seen;
-    ChanceRun run;
+    RunScratch held{*this, nullptr};
+    if (spare_runs_.empty()) {
+        held.r = std::make_unique<ChanceRun>();
+        held.r->keep_stop = true;
+    } else {
+        held.r = std::move(spare_runs_.back());
+        spare_runs_.pop_back();
+    }
+    ChanceRun& run = *held.r;
     while (true) {
         Scratch copy{*this, copy_of(*base)};
         Game* g = copy.g.get();
@@ -102,31 +232,31 @@ int LookThrough::rerun(const Game& node, const SeenCards& node_seen, int action,
         const size_t met = run.stopped ? run.points.size() - 1 : run.points.size();
         for (size_t i = 0; i < met; ++i)
             if (run.points[i].kind == CH_FLIP) seen.flip(run.points[i].range);
-        if (run.stopped) {
+        if (run.stopped) {  // g has played the move on to its end: the state at the stop is run.at_stop
             const ChancePoint pt = run.points.back();
             int end = -1;
             if (pt.kind == CH_FLIP) {
-                end = seen.flip(static_cast<int>(g->state().havok.size()));
+                end = seen.flip(static_cast<int>(run.at_stop.havok.size()));
                 if (end < 0) {  // a card somebody had seen: no event, the move goes on
                     stop += 1;
                     continue;
                 }
             }
-            if (deep) return spread(*g, seen.top, *base, base_seen, action, force, stop, pt, end, deep);
-            return leaf(*g, seen.top);
+            if (deep) return spread(run.at_stop, seen.top, *base, base_seen, action, force, stop, pt, end, deep);
+            return leaf(run.at_stop, seen.top);
         }
         if (g->is_over()) return rewards(*g);
         const int a = choose(*g);
         if (a < 0) {
             const State& s = g->state();
             if (deep && s.has_pending && (random_ >> s.pending.player & 1u) && s.pending.purpose != P_BOTTOM) {
-                const int at = leaf(*g, seen.top);
+                const int at = leaf(s, seen.top);
                 const std::vector<int> choices = s.pending.choices;
                 std::vector<int> outcomes;
                 for (int c : choices) outcomes.push_back(rerun(*g, seen, c, {}, 0, deep - 1));
                 return event(at, outcomes, std::vector<double>(choices.size(), 1.0));
             }
-            return leaf(*g, seen.top);
+            return leaf(s, seen.top);
         }
         std::swap(owned.g, copy.g);  // the earlier base goes back as ``copy`` goes
         base = owned.g.get();
@@ -138,11 +268,10 @@ int LookThrough::rerun(const Game& node, const SeenCards& node_seen, int action,
 }
 
 // _Tracer.spread: the outcomes of the chance point ``pt`` the move from ``base`` stopped before
-int LookThrough::spread(const Game& stopped, int top, const Game& base, const SeenCards& base_seen, int action,
+int LookValuer::spread(const State& s, int top, const Game& base, const SeenCards& base_seen, int action,
                         const std::vector<std::pair<int, int>>& force, int stop, const ChancePoint& pt, int end,
                         int deep) {
-    const State& s = stopped.state();
-    const int at = leaf(stopped, top);
+    const int at = leaf(s, top);
     std::vector<int> where;
     std::vector<double> counts;
     auto kinds = [&](const Cards& deck, size_t upto) {  // each kind once (sorted), where it first lies

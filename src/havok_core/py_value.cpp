@@ -281,6 +281,11 @@ struct NetLeaf final : LeafValue {
     }
 };
 
+struct PyLookValuer {
+    nb::object keep;  // the layout and network, alive while the valuer is
+    std::unique_ptr<LookValuer> v;
+};
+
 }  // namespace
 
 void bind_value(nb::module_& m) {
@@ -302,36 +307,55 @@ void bind_value(nb::module_& m) {
           "The luck correction's value features of a list of (state, top_seen) pairs of one player "
           "count: one row per seat of each state, or per seat of ``seats`` (agents/value.py).");
 
-    m.def("look_through", [](const PyValueLayout& L, const PyGame& base, int top, int bottom, int size,
-                             int action, std::vector<std::pair<int, int>> force, int stop, int deep,
-                             const std::vector<int>& random_seats, int end_action, int option_base) {
-        const int n = base.g->state().n;
-        unsigned random = 0;
-        for (int q : random_seats) {
-            if (q < 0 || q >= n) bad("random seat " + std::to_string(q) + " is not a seat of the game");
-            random |= 1u << q;
-        }
-        if (deep < 0 || stop < 0) bad("look_through takes a depth and a stop of 0 or more");
-        if (base.stopped) bad("look_through runs from a decision, not from a game left mid-move");
-        auto t = std::make_unique<LookTree>();
-        int root;
-        {
-            nb::gil_scoped_release nogil;
-            LookThrough walk(*L.cards, L.layout, random, end_action, option_base, *t);
-            root = walk.rerun(*base.g, SeenCards{top, bottom, size}, action, std::move(force), stop, deep);
-        }
-        const size_t width = static_cast<size_t>(L.layout.size);
-        // the rows go to Python as they lie (tens of megabytes three events deep), owned by the array
-        auto* rows = new std::vector<float>(std::move(t->rows));
-        rows->reserve(1);  // a buffer even where no state was met (only final rewards)
-        nb::capsule owner(rows, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
-        return nb::make_tuple(root, t->kind, t->a, t->b, t->kids, t->weights, t->rewards,
-                              FeatureRows(rows->data(), {rows->size() / std::max<size_t>(width, 1), width}, owner));
-    }, nb::arg("layout"), nb::arg("base"), nb::arg("top"), nb::arg("bottom"), nb::arg("size"), nb::arg("action"),
-       nb::arg("force"), nb::arg("stop"), nb::arg("deep"), nb::arg("random_seats"), nb::arg("end_action"),
-       nb::arg("option_base"),
-       "evaluation/chance.py's rerun, chance events deeper, with every seat but the random bot's played on "
-       "with the heuristic's choice (lookthrough.hpp): (root, kind, a, b, kids, weights, rewards, rows).");
+    nb::class_<PyLookValuer>(m, "LookValuer",
+                             "evaluation.luck._Deeper's rerun of a move chance events deeper, walked, valued and "
+                             "mixed in the core (lookthrough.hpp), for a look-ahead that plays every seat but the "
+                             "random bot's with the heuristic's choice; one game's states are valued once each.")
+        .def("__init__", [](PyLookValuer* self, nb::handle layout, nb::handle net, int num_players,
+                            const std::vector<int>& random_seats, const std::vector<int>& seats, double weight,
+                            int end_action, int option_base) {
+            if (!nb::isinstance<PyValueLayout>(layout) || !nb::isinstance<ValueNet>(net))
+                bad("a look valuer is made of a ValueLayout and a ValueNet");
+            const auto& L = nb::cast<const PyValueLayout&>(layout);
+            const auto& N = nb::cast<const ValueNet&>(net);
+            if (N.inputs() != L.layout.size) bad("the value network does not read this layout's rows");
+            if (num_players < 2 || num_players > MAX_PLAYERS)
+                bad("a game has 2 to " + std::to_string(MAX_PLAYERS) + " players, not " + std::to_string(num_players));
+            if (!(weight >= 0.0 && weight <= 1.0)) bad("the mix's weight is from 0 to 1");
+            auto mask = [&](const std::vector<int>& qs, const char* what) {
+                unsigned out = 0;
+                for (int q : qs) {
+                    if (q < 0 || q >= num_players)
+                        bad(std::string(what) + " seat " + std::to_string(q) + " is not a seat of the game");
+                    out |= 1u << q;
+                }
+                return out;
+            };
+            const unsigned random = mask(random_seats, "random"), counted = mask(seats, "valued");
+            new (self) PyLookValuer();
+            self->keep = nb::make_tuple(layout, net);
+            self->v = std::make_unique<LookValuer>(*L.cards, L.layout, N, num_players, random, counted, weight,
+                                                   end_action, option_base);
+        }, nb::arg("layout"), nb::arg("net"), nb::arg("num_players"), nb::arg("random_seats"), nb::arg("seats"),
+           nb::arg("weight"), nb::arg("end_action"), nb::arg("option_base"))
+        .def("value", [](PyLookValuer& self, const PyGame& base, int top, int bottom, int size, int action,
+                         std::vector<std::pair<int, int>> force, int stop, int deep) {
+            const int n = base.g->state().n;
+            if (n != self.v->players()) bad("the look valuer was made for another number of players");
+            if (deep < 0 || stop < 0) bad("a look valuer takes a depth and a stop of 0 or more");
+            if (base.stopped) bad("a look valuer runs from a decision, not from a game left mid-move");
+            SeatValues v;
+            {
+                nb::gil_scoped_release nogil;
+                v = self.v->value(*base.g, SeenCards{top, bottom, size}, action, std::move(force), stop, deep);
+            }
+            return std::vector<double>(v.begin(), v.begin() + n);
+        }, nb::arg("base"), nb::arg("top"), nb::arg("bottom"), nb::arg("size"), nb::arg("action"), nb::arg("force"),
+           nb::arg("stop"), nb::arg("deep"),
+           "evaluation/chance.py's rerun of the move from ``base`` (``action`` there, -1: its first move) with "
+           "``force``, stopped from ``stop`` on, ``deep`` events deep, valued as _Deeper values it: each seat's value.")
+        .def_prop_ro("kept", [](const PyLookValuer& self) { return self.v->kept(); },
+                     "How many states' values are kept.");
 
     nb::class_<LeafValue>(m, "LeafValue", "A search's value of an unfinished rollout's last state.");
     nb::class_<NetLeaf, LeafValue>(m, "NetLeaf")
