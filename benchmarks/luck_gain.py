@@ -27,8 +27,8 @@ of zero.
 estimated by asking it again K times with independent draws; K searches per decision of it).
 ``--deeper W`` mixes the value with its expectation one chance event further on, with weight W
 (evaluation.luck.analyse; several times the time of a correction), and with ``--depth K`` the
-mix is taken again at each of that event's outcomes, K events deep (about twenty times the time
-again for each event deeper). ``--replay-search`` looks
+mix is taken again at each of that event's outcomes, K events deep (fifteen to twenty times the
+time again for each event deeper). ``--replay-search`` looks
 through the search bot's decisions with the bot itself, replayed from its seed (evaluation.luck.analyse,
 docs/luck.md "Replaying the search bot"; a search at every decision of it the look-ahead plays).
 ``--records PATH`` keeps each game played (its record, one JSON line) and takes a game from there
@@ -356,7 +356,7 @@ def main(argv=None) -> int:
                          "(several times the time)")
     ap.add_argument("--depth", type=int, default=1, metavar="K",
                     help="with --deeper: take the mix again at each outcome of the next event, K events "
-                         f"deep (1 to {luck.MAX_DEPTH}; about twenty times the time again for each)")
+                         f"deep (1 to {luck.MAX_DEPTH}; fifteen to twenty times the time again for each)")
     ap.add_argument("--records", metavar="PATH", help="keep the games played here (JSON lines) and replay "
                                                       "the ones it holds instead of playing them again")
     ap.add_argument("--workers", type=int, default=1, metavar="N",
