@@ -23,9 +23,11 @@ void Game::run_chance(ChanceRun& run, int action) {
     run.stopped = false;
     struct Detach {
         ChanceRun*& p;
-        ~Detach() { p = nullptr; }
-    } detach{chance_};
+        bool& halted;
+        ~Detach() { p = nullptr, halted = false; }
+    } detach{chance_, halted_};
     chance_ = &run;
+    halted_ = false;
     try {
         if (action < 0)
             advance();
@@ -36,8 +38,8 @@ void Game::run_chance(ChanceRun& run, int action) {
     }
 }
 
-// After a stop with keep_stop the run is detached (chance_ is null): the points the move meets
-// before its end are played as they come, not listed.
+// After a stop with keep_stop the run is detached (chance_ is null): the points met before the
+// step it stood in ends are played as they come, not listed.
 int Game::chance_begin(int kind, int seat, int range) {
     if (!chance_) return -1;
     ChanceRun& run = *chance_;
@@ -53,6 +55,7 @@ int Game::chance_begin(int kind, int seat, int range) {
         run.at_stop = s_;
         run.stopped = true;
         chance_ = nullptr;
+        halted_ = true;
         return -1;
     }
     return i;

@@ -433,7 +433,7 @@ void Game::answer(int action) {
 void Game::advance() {
     // A real game takes a few hundred steps between decisions at most; a corrupt position that
     // would never stop is refused instead.
-    for (long steps = 0; !s_.has_result; ++steps) {
+    for (long steps = 0; !s_.has_result && !halted_; ++steps) {
         if (steps > 1000000) throw CoreError("the game does not reach a decision");
         if (s_.stack.empty()) throw CoreError("the game has no work left but is not over");
         int fi = static_cast<int>(s_.stack.size()) - 1;

@@ -144,11 +144,11 @@ struct ChanceRun {
     bool keep_states = false;      // keep the state before every point and after every flip or draw
     std::vector<ChancePoint> points;
     std::vector<State> before, after;  // with keep_states; after: empty states for coins
-    // With ``keep_stop``, the state at the stop is copied to ``at_stop`` and the move goes on to its
-    // end unwatched (each chance point as it comes), rather than being cut short by an exception:
-    // the game is left at the move's end. A walk that reruns a move for every outcome of its
-    // chance points and reads only the state at the stop spends a third of its time unwinding
-    // otherwise.
+    // With ``keep_stop``, the state at the stop is copied to ``at_stop`` and the move is given up
+    // at the end of the step it stands in (each chance point met before that played as it comes),
+    // rather than cut short by an exception: the game is left mid-move, fit for nothing but to be
+    // copied over. A walk that reruns a move for every outcome of its chance points and reads
+    // only the state at the stop spends a third of its time unwinding otherwise.
     bool keep_stop = false;
     State at_stop;
     bool stopped = false;
@@ -236,6 +236,7 @@ private:
     std::shared_ptr<const CardTables> cards_;
     State s_;
     ChanceRun* chance_ = nullptr;  // attached only inside run_chance
+    bool halted_ = false;  // a keep_stop run has stopped: the move is given up where it stands
 
     // chance points: begin reports one (with its range, -1 for a draw a reshuffle must come
     // before) and stops there if asked; force gives the outcome to make it give (-1: as it
