@@ -232,7 +232,7 @@ int LookValuer::rerun(const Game& node, const SeenCards& node_seen, int action,
         const size_t met = run.stopped ? run.points.size() - 1 : run.points.size();
         for (size_t i = 0; i < met; ++i)
             if (run.points[i].kind == CH_FLIP) seen.flip(run.points[i].range);
-        if (run.stopped) {  // g has played the move on to its end: the state at the stop is run.at_stop
+        if (run.stopped) {  // g was given up mid-move: the state at the stop is run.at_stop
             const ChancePoint pt = run.points.back();
             int end = -1;
             if (pt.kind == CH_FLIP) {
