@@ -40,7 +40,7 @@ RANDOM_POLICY = "random"
 SEEDED = ("search",)
 # How many chance events deep ``analyse(deeper=W, depth=K)`` may take the value: each event deeper
 # costs fifteen to twenty times the one before it (a game of the search bot against the heuristic,
-# the walk in the core: 0.03, 0.08, 1.1 and about 21 s of CPU at depths 0 (plain), 1, 2 and 3).
+# the walk in the core: 0.03, 0.07, 1.2 and about 18 s of CPU at depths 0 (plain), 1, 2 and 3).
 MAX_DEPTH = 3
 _MODEL: ValueModel | None = None
 
@@ -77,8 +77,8 @@ def corrected_or_none(record: dict, policies=(), ahead: bool = True, seats=None,
 def corrected_all(games, deeper: float = 0.0, depth: int = 1, workers: int = 1, progress=None) -> list:
     """:func:`corrected_or_none` of each ``(record, policies)`` of ``games``, in their order.
 
-    With ``deeper``, in ``workers`` processes: a game of the search bot takes some 0.08 s of CPU one
-    event deeper and 1.1 s two events deeper, so a study's games corrected that way share out over
+    With ``deeper``, in ``workers`` processes: a game of the search bot takes some 0.07 s of CPU one
+    event deeper and 1.2 s two events deeper, so a study's games corrected that way share out over
     a machine's cores; the plain correction (some 30 ms a game, less than a process takes to start)
     stays in this one. Each game's figures are the same bits whatever the number of workers.
     ``progress``, a :class:`training.progress.Progress`, counts the games corrected."""
