@@ -4,6 +4,7 @@ correction zero on average over the outcomes, and nothing read but the replay.""
 import json
 import os
 import random
+import threading
 
 import numpy as np
 import pytest
@@ -316,6 +317,13 @@ def test_the_cores_walk_values_each_state_once_and_refuses_what_does_not_fit():
     assert kept > 100
     assert deeper.through(g, seen, a, [], 0, 2) == first
     assert deeper._valuer.kept == kept  # every state met was valued the first time
+    got = []  # it walks without the GIL: threads asking one valuer at once take turns
+    threads = [threading.Thread(target=lambda: got.append(deeper.through(g, seen, a, [], 0, 2))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [first] * 3
     lay = layout(g.cards).core
     for args, match in [((lay, model.net, 2, [2], [0, 1], 0.7), "random seat 2 is not a seat"),
                         ((lay, model.net, 2, [], [0, 3], 0.7), "valued seat 3 is not a seat"),

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 
 #include "heuristic.hpp"
 #include "lookthrough.hpp"
@@ -284,6 +285,7 @@ struct NetLeaf final : LeafValue {
 struct PyLookValuer {
     nb::object keep;  // the layout and network, alive while the valuer is
     std::unique_ptr<LookValuer> v;
+    std::mutex busy;  // it walks without the GIL: two threads asking one valuer take turns
 };
 
 }  // namespace
@@ -347,6 +349,7 @@ void bind_value(nb::module_& m) {
             SeatValues v;
             {
                 nb::gil_scoped_release nogil;
+                std::lock_guard<std::mutex> turn(self.busy);
                 v = self.v->value(*base.g, SeenCards{top, bottom, size}, action, std::move(force), stop, deep);
             }
             return std::vector<double>(v.begin(), v.begin() + n);
@@ -354,7 +357,10 @@ void bind_value(nb::module_& m) {
            nb::arg("stop"), nb::arg("deep"),
            "evaluation/chance.py's rerun of the move from ``base`` (``action`` there, -1: its first move) with "
            "``force``, stopped from ``stop`` on, ``deep`` events deep, valued as _Deeper values it: each seat's value.")
-        .def_prop_ro("kept", [](const PyLookValuer& self) { return self.v->kept(); },
+        .def_prop_ro("kept", [](PyLookValuer& self) {
+            std::lock_guard<std::mutex> turn(self.busy);
+            return self.v->kept();
+        },
                      "How many states' values are kept.");
 
     nb::class_<LeafValue>(m, "LeafValue", "A search's value of an unfinished rollout's last state.");
