@@ -7,8 +7,8 @@
 ``--tables DIR`` writes the study's data for analysis instead (``arena/export.py``):
 participants.csv, games.csv, decisions.csv, answers.csv and study.json. ``--deeper W`` takes the
 luck correction's value one chance event further on (docs/luck.md, "One event deeper": narrower
-per-participant intervals for some 0.2 CPU-seconds a game), and ``--depth 2`` two events deeper
-(narrower still, for about 3 CPU-seconds a game of the search bot), the games corrected in
+per-participant intervals for some 0.1 CPU-seconds a game), and ``--depth 2`` two events deeper
+(narrower still, for about 1.2 CPU-seconds a game of the search bot), the games corrected in
 ``--workers`` processes (default 2).
 
 (``python evaluate.py --serve ...`` starts the server; see the package docstring.)

@@ -14,8 +14,8 @@ luck-corrected scores (AIVAT), which need fewer games for the same certainty.
   :func:`evaluation.luck.corrected_batch` does many games, :func:`evaluation.luck.analyse` gives
   the correction of every event (with ``steps=True``, where the variance left comes from; with
   ``deeper=0.7``, the value taken one chance event further on, which narrows the intervals more for
-  some 0.2 s of CPU a game with heuristic look-aheads; with ``depth=2`` as well, two events further
-  on, narrower still for some 3 s a game; docs/luck.md, "The walk in the core").
+  some 0.1 s of CPU a game with heuristic look-aheads; with ``depth=2`` as well, two events further
+  on, narrower still for some 1.2 s a game; docs/luck.md, "The walk in the core").
   :mod:`evaluation.chance` lists a replay's chance events with every outcome;
   :mod:`agents.value` is the fixed value function; :mod:`evaluation.fit` fitted it.
 

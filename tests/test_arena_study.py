@@ -459,7 +459,7 @@ def test_the_command_line_writes_the_tables(tmp_path, capsys, monkeypatch):
     assert deep["luck_deeper"] == 0.7 and g["corrected"] == pytest.approx(want)
     assert g["corrected"] != pytest.approx(data["games"][0]["corrected"])
     assert deep["participants"][0]["corrected_score"] == pytest.approx(want)
-    # two events deeper (some ten CPU-seconds a game: the correction is asked for, not made)
+    # two events deeper (a second or so a game: the correction is asked for, not made)
     real, asked = luck.analyse, []
     monkeypatch.setattr(luck, "analyse", lambda *a, **k: asked.append(k) or real(*a, **dict(k, depth=1)))
     assert main(["export", "--db", url, "--tables", str(tmp_path / "deep2"), "--deeper", "0.7", "--depth", "2"]) == 0
