@@ -210,20 +210,20 @@ SeatValues LookValuer::value(const Game& base, const SeenCards& seen, int action
 int LookValuer::rerun(const Game& node, const SeenCards& node_seen, int action,
                        std::vector<std::pair<int, int>> force, int stop, int deep) {
     const Game* base = &node;
-    Scratch owned{*this, nullptr};  // the base once the walk has played on from ``node``
+    Lent<Game> owned{spare_, nullptr};  // the base once the walk has played on from ``node``
     SeenCards base_seen = node_seen;
-    RunScratch held{*this, nullptr};
+    Lent<ChanceRun> held{spare_runs_, nullptr};
     if (spare_runs_.empty()) {
-        held.r = std::make_unique<ChanceRun>();
-        held.r->keep_stop = true;
+        held.p = std::make_unique<ChanceRun>();
+        held.p->keep_stop = true;
     } else {
-        held.r = std::move(spare_runs_.back());
+        held.p = std::move(spare_runs_.back());
         spare_runs_.pop_back();
     }
-    ChanceRun& run = *held.r;
+    ChanceRun& run = *held.p;
     while (true) {
-        Scratch copy{*this, copy_of(*base)};
-        Game* g = copy.g.get();
+        Lent<Game> copy{spare_, copy_of(*base)};
+        Game* g = copy.p.get();
         SeenCards seen = base_seen;
         if (action >= 0) seen.put_under(base->state(), action, end_, option_);
         run.force = force;
@@ -258,8 +258,8 @@ int LookValuer::rerun(const Game& node, const SeenCards& node_seen, int action,
             }
             return leaf(s, seen.top);
         }
-        std::swap(owned.g, copy.g);  // the earlier base goes back as ``copy`` goes
-        base = owned.g.get();
+        std::swap(owned.p, copy.p);  // the earlier base goes back as ``copy`` goes
+        base = owned.p.get();
         base_seen = seen;
         action = a;
         force.clear();

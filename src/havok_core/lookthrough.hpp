@@ -112,21 +112,15 @@ private:
     // games done with, whose buffers the next copies reuse (a rerun copies its base game, and
     // allocating a game's piles anew was a sixth of the walk)
     std::vector<std::unique_ptr<Game>> spare_;
-    struct Scratch {  // a copy of a game, given back to spare_ when it goes
-        LookValuer& owner;
-        std::unique_ptr<Game> g;
-        ~Scratch() {
-            if (g) owner.spare_.push_back(std::move(g));
-        }
-    };
     std::unique_ptr<Game> copy_of(const Game& g);
     // likewise the runs (each holds the state at its stop)
     std::vector<std::unique_ptr<ChanceRun>> spare_runs_;
-    struct RunScratch {
-        LookValuer& owner;
-        std::unique_ptr<ChanceRun> r;
-        ~RunScratch() {
-            if (r) owner.spare_runs_.push_back(std::move(r));
+    template <typename T>
+    struct Lent {  // a game or a run taken from its spares, given back when it goes
+        std::vector<std::unique_ptr<T>>& spares;
+        std::unique_ptr<T> p;
+        ~Lent() {
+            if (p) spares.push_back(std::move(p));
         }
     };
 
