@@ -66,7 +66,8 @@ corrected, with the interval of that paired difference (``paired``). The ledger 
 each human's score both ways (a person's own decisions are never corrected); ``--deeper W`` takes
 the value in the correction one chance event further on, with weight W (0.7 narrows the intervals
 most, docs/luck.md, "One event deeper"; some 0.1 CPU-seconds a game), and ``--depth 2`` takes
-it two events further on (narrower still; about 1.2 CPU-seconds a game of the search bot), the games
+it two events further on (narrower still; about 1.2 CPU-seconds a game of the search bot; ``--depth 3``, three, about
+18), the games
 shared out over ``--workers`` processes.
 
 Every game with a human is appended to the ledger (default ``results/human_games.jsonl``) as one

@@ -71,7 +71,7 @@ def human_luck(g: dict, actions: list[int], deeper: float = 0.0, depth: int = 1)
 def correct_finished(store, deeper: float = 0.0, depth: int = 1, workers: int = 1, progress: bool = True) -> None:
     """Correct every finished game not yet corrected this way, in ``workers`` processes where
     ``deeper`` makes it worth it (:func:`evaluation.luck.corrected_all`), before a summary or an
-    export reads them one by one: two events deeper a game takes some 3 s of CPU."""
+    export reads them one by one: two events deeper a game takes some 1.2 s of CPU, three deeper some 18 s."""
     from evaluation.luck import corrected_all, correcting
 
     acts = store.all_actions()
