@@ -65,10 +65,9 @@ over the deals both played (each agent's mean on the deal, one difference per de
 corrected, with the interval of that paired difference (``paired``). The ledger summaries give
 each human's score both ways (a person's own decisions are never corrected); ``--deeper W`` takes
 the value in the correction one chance event further on, with weight W (0.7 narrows the intervals
-most, docs/luck.md, "One event deeper"; some 0.1 CPU-seconds a game), and ``--depth 2`` takes
-it two events further on (narrower still; about 1.2 CPU-seconds a game of the search bot; ``--depth 3``, three, about
-18), the games
-shared out over ``--workers`` processes.
+most, docs/luck.md, "One event deeper"; some 0.1 CPU-seconds a game), ``--depth 2`` takes it
+two events further on (narrower still; about 1.2 CPU-seconds a game of the search bot) and
+``--depth 3`` three (about 18), the games shared out over ``--workers`` processes.
 
 Every game with a human is appended to the ledger (default ``results/human_games.jsonl``) as one
 JSON line: the replay (seed, options, actions), the seats, the agents and the result. Without

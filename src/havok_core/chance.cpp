@@ -27,7 +27,6 @@ void Game::run_chance(ChanceRun& run, int action) {
         ~Detach() { p = nullptr, halted = false; }
     } detach{chance_, halted_};
     chance_ = &run;
-    halted_ = false;
     try {
         if (action < 0)
             advance();
